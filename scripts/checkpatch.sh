@@ -1,0 +1,18 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Run the kernel's checkpatch.pl --strict over the module and the tests.
+. "$(dirname "$0")/lib.sh"
+
+tree=$("$AFA_TOP/scripts/srctree.sh") || exit 1
+cd "$AFA_TOP" || exit 1
+bad=0
+for f in $(git ls-files module kunit | grep -E "(\.[ch]|Kbuild|Kconfig)$"); do
+	[ -f "$f" ] || continue
+	if ! perl "$tree/scripts/checkpatch.pl" --strict --no-tree --terse \
+		--show-types -f "$f"; then
+		bad=$((bad + 1))
+	fi
+done
+[ "$bad" -eq 0 ] && echo "checkpatch: clean" && exit 0
+echo "checkpatch: $bad files with findings"
+exit 1

@@ -1,0 +1,68 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Build the test VM's initramfs for kernel KVER:
+#   busybox-static, the ext4 and virtio_blk modules, autofaultaround.ko
+#   under /lib/modules/KVER/extra with depmod run (so 'modprobe
+#   autofaultaround' works), trace-cmd with its libraries, the userspace
+#   tools, and the guest scripts from vm/.
+# usage: mkinitramfs.sh KVER OUTDIR
+. "$(dirname "$0")/../scripts/lib.sh"
+
+kver=$1
+out=$2
+[ -n "$kver" ] && [ -n "$out" ] || die "usage: mkinitramfs.sh KVER OUTDIR"
+need_pkgs busybox-static trace-cmd cpio kmod xz-utils
+ko=$AFA_TOP/module/autofaultaround.ko
+[ -f "$ko" ] || die "$ko not built"
+modinfo -F vermagic "$ko" | grep -q "^$kver " ||
+	die "$ko was not built for $kver; run 'make KDIR=/lib/modules/$kver/build'"
+
+root=$out/root
+rm -rf "$root"
+mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,dev,proc,sys,tmp,mnt,run,etc} ||
+	die "cannot create $root"
+
+# busybox and its applets
+cp /bin/busybox "$root/bin/busybox"
+for a in $(/bin/busybox --list-full); do
+	[ -e "$root/$a" ] || ln -s /bin/busybox "$root/$a"
+done
+
+# kernel modules: what ext4 and virtio_blk need, decompressed, in order
+moddir=$root/lib/modules/$kver
+mkdir -p "$moddir/extra"
+for m in $(for n in ext4 virtio_blk; do
+		   modprobe -S "$kver" --show-depends "$n" || exit 1
+	   done | awk '$1 == "insmod" { print $2 }'); do
+	rel=${m#/lib/modules/$kver/}
+	mkdir -p "$moddir/$(dirname "$rel")"
+	case "$m" in
+	*.xz) xz -dc "$m" >"$moddir/${rel%.xz}" ;;
+	*) cp "$m" "$moddir/$rel" ;;
+	esac || die "cannot copy module $m"
+done
+cp /lib/modules/"$kver"/modules.builtin* "$moddir/"
+cp "$ko" "$moddir/extra/"
+(cd "$moddir" && find kernel extra -name '*.ko') >"$moddir/modules.order"
+depmod -b "$root" "$kver" || die "depmod failed"
+
+# trace-cmd and the shared libraries it loads
+copy_with_libs() {
+	cp "$1" "$root/usr/bin/"
+	for lib in $(ldd "$1" | grep -o '/[^ ]*'); do
+		mkdir -p "$root$(dirname "$lib")"
+		cp -L "$lib" "$root$lib"
+	done
+}
+copy_with_libs /usr/bin/trace-cmd
+
+# userspace tools and the guest side of the harness
+for p in "$AFA_TOP"/userspace/afa-*; do
+	[ -x "$p" ] && [ ! -d "$p" ] && cp "$p" "$root/usr/bin/"
+done
+cp "$AFA_TOP/vm/init" "$root/init"
+cp -r "$AFA_TOP/vm/guest" "$root/guest"
+chmod +x "$root/init"
+
+(cd "$root" && find . | cpio -o -H newc --quiet) >"$out/initramfs.cpio" ||
+	die "cpio failed"
