@@ -2,22 +2,51 @@
 /*
  * autofaultaround: self-tuning page-cache fault-around.
  *
- * Module entry and exit.  The probes, the sampler and the controller are
- * wired here; each lives in its own file.
+ * Module entry and exit.  Start-up goes from the inside out (figures,
+ * then the signals that feed them, then the interfaces that show them);
+ * unload goes the other way, so that no probe ever sees freed state.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/init.h>
 #include <linux/module.h>
+#include "afa.h"
 
 static int __init afa_init(void)
 {
-	pr_info("loaded\n");
+	int err;
+
+	afa_stream_init();
+	err = afa_control_init();
+	if (err)
+		return err;
+	err = afa_period_init();
+	if (err)
+		goto out_control;
+	afa_tracepoints_init();
+	err = afa_probe_init();
+	if (err)
+		goto out_tracepoints;
+	afa_stats_init();
+	pr_info("loaded: period_ms=%u sample_every=%u enabled=%d\n",
+		afa_period_ms, afa_sample_every, afa_enabled);
 	return 0;
+
+out_tracepoints:
+	afa_tracepoints_exit();
+	afa_period_exit();
+out_control:
+	afa_control_exit();
+	return err;
 }
 
 static void __exit afa_exit(void)
 {
+	afa_stats_exit();
+	afa_probe_exit();
+	afa_tracepoints_exit();
+	afa_period_exit();
+	afa_control_exit();
 	pr_info("unloaded\n");
 }
 

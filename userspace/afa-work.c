@@ -20,12 +20,22 @@
 
 enum pattern { PAT_SEQ, PAT_RAND, PAT_STRIDE };
 
-struct opts {
+/* A phase: one access pattern, repeated over fresh mappings. */
+struct phase {
 	enum pattern pattern;
+	unsigned int passes;	/* mmap, touch, hold, munmap; this often */
+};
+
+#define MAX_PHASES	8
+
+struct opts {
+	struct phase phase[MAX_PHASES];
+	unsigned int nr_phases;
 	size_t stride;		/* bytes between touches, PAT_STRIDE */
 	int advice;		/* madvise() advice for the whole mapping */
 	int shared;		/* MAP_SHARED instead of MAP_PRIVATE */
 	unsigned int seed;	/* PAT_RAND */
+	unsigned int hold_ms;	/* keep the mapping this long afterwards */
 	const char *path;
 };
 
@@ -44,10 +54,12 @@ fatal(const char *fmt, ...)
 
 static const struct option long_opts[] = {
 	{ "pattern", required_argument, NULL, 'p' },
+	{ "passes", required_argument, NULL, 'n' },
 	{ "stride", required_argument, NULL, 's' },
 	{ "advise", required_argument, NULL, 'a' },
 	{ "shared", no_argument, NULL, 'S' },
 	{ "seed", required_argument, NULL, 'r' },
+	{ "hold-ms", required_argument, NULL, 'H' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -55,13 +67,17 @@ static const struct option long_opts[] = {
 static void usage(FILE *f)
 {
 	fputs("usage: afa-work [options] FILE\n"
-	      "  -p, --pattern seq|rand|stride  page order of the touches (seq)\n"
+	      "  -p, --pattern seq|rand|stride  page order of the touches (seq);\n"
+	      "                       each -p starts a new phase, up to 8\n"
+	      "  -n, --passes N       passes of the current phase (1)\n"
 	      "  -s, --stride BYTES   distance between touches for stride (2097152)\n"
 	      "  -a, --advise normal|seq|rand   madvise() the mapping (normal)\n"
 	      "  -S, --shared         MAP_SHARED instead of MAP_PRIVATE\n"
 	      "  -r, --seed N         seed of the random order (1)\n"
-	      "Reads one byte per touched page of a read-only mapping of FILE and\n"
-	      "prints: pages=N minflt=N ns=N\n", f);
+	      "  -H, --hold-ms MS     keep the mapping MS milliseconds afterwards (0)\n"
+	      "Each pass maps FILE read-only (at the address of the previous pass\n"
+	      "when free), reads one byte per touched page, holds the mapping and\n"
+	      "unmaps it, then prints: phase=N pass=N pages=N minflt=N ns=N\n", f);
 }
 
 static unsigned long parse_ulong(const char *s, const char *what)
@@ -76,23 +92,40 @@ static unsigned long parse_ulong(const char *s, const char *what)
 	return v;
 }
 
+static enum pattern parse_pattern(const char *s)
+{
+	if (!strcmp(s, "seq"))
+		return PAT_SEQ;
+	if (!strcmp(s, "rand"))
+		return PAT_RAND;
+	if (!strcmp(s, "stride"))
+		return PAT_STRIDE;
+	fatal("unknown pattern '%s'", s);
+}
+
+static void add_phase(struct opts *o, const char *pattern)
+{
+	if (o->nr_phases == MAX_PHASES)
+		fatal("at most %d phases", MAX_PHASES);
+	o->phase[o->nr_phases++] = (struct phase){ parse_pattern(pattern), 1 };
+}
+
 static void parse_opts(int argc, char **argv, struct opts *o)
 {
 	int c;
 
-	*o = (struct opts){ .pattern = PAT_SEQ, .stride = 2 << 20,
-			    .advice = MADV_NORMAL, .seed = 1 };
-	while ((c = getopt_long(argc, argv, "p:s:a:Sr:h", long_opts, NULL)) != -1) {
+	*o = (struct opts){ .stride = 2 << 20, .advice = MADV_NORMAL,
+			    .seed = 1 };
+	while ((c = getopt_long(argc, argv, "p:n:s:a:Sr:H:h", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
-			if (!strcmp(optarg, "seq"))
-				o->pattern = PAT_SEQ;
-			else if (!strcmp(optarg, "rand"))
-				o->pattern = PAT_RAND;
-			else if (!strcmp(optarg, "stride"))
-				o->pattern = PAT_STRIDE;
-			else
-				fatal("unknown pattern '%s'", optarg);
+			add_phase(o, optarg);
+			break;
+		case 'n':
+			if (!o->nr_phases)
+				add_phase(o, "seq");
+			o->phase[o->nr_phases - 1].passes =
+				parse_ulong(optarg, "passes");
 			break;
 		case 's':
 			o->stride = parse_ulong(optarg, "stride");
@@ -113,6 +146,9 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		case 'r':
 			o->seed = parse_ulong(optarg, "seed");
 			break;
+		case 'H':
+			o->hold_ms = parse_ulong(optarg, "hold time");
+			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -125,6 +161,8 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		usage(stderr);
 		exit(2);
 	}
+	if (!o->nr_phases)
+		add_phase(o, "seq");
 	o->path = argv[optind];
 }
 
@@ -167,13 +205,13 @@ static size_t *random_order(size_t n, unsigned int seed)
 }
 
 static size_t touch(const volatile char *p, size_t len, const struct opts *o,
-		    size_t page)
+		    enum pattern pattern, size_t page)
 {
 	size_t n = len / page, i, touched = 0;
 	size_t *idx;
 	char sum = 0;
 
-	switch (o->pattern) {
+	switch (pattern) {
 	case PAT_SEQ:
 		for (i = 0; i < n; i++, touched++)
 			sum += p[i * page];
@@ -193,40 +231,58 @@ static size_t touch(const volatile char *p, size_t len, const struct opts *o,
 	return touched;
 }
 
-int main(int argc, char **argv)
+/* One pass: map, touch, report, hold, unmap. */
+static void *run_pass(const struct opts *o, int fd, size_t len, void *hint,
+		      unsigned int phase, unsigned int pass)
 {
-	struct opts o;
-	struct stat st;
 	size_t page = sysconf(_SC_PAGESIZE), touched;
 	long flt0, flt1;
 	uint64_t t0, t1;
 	void *map;
+
+	map = mmap(hint, len, PROT_READ, o->shared ? MAP_SHARED : MAP_PRIVATE,
+		   fd, 0);
+	if (map == MAP_FAILED)
+		fatal("mmap %s: %s", o->path, strerror(errno));
+	if (madvise(map, len, o->advice))
+		fatal("madvise: %s", strerror(errno));
+
+	flt0 = minflt_now();
+	t0 = now_ns();
+	touched = touch(map, len, o, o->phase[phase].pattern, page);
+	t1 = now_ns();
+	flt1 = minflt_now();
+
+	printf("phase=%u pass=%u pages=%zu minflt=%ld ns=%llu\n", phase, pass,
+	       touched, flt1 - flt0, (unsigned long long)(t1 - t0));
+	fflush(stdout);
+	if (o->hold_ms)
+		usleep(o->hold_ms * 1000);
+	munmap(map, len);
+	return map;
+}
+
+int main(int argc, char **argv)
+{
+	size_t page = sysconf(_SC_PAGESIZE);
+	unsigned int phase, pass;
+	void *hint = NULL;
+	struct opts o;
+	struct stat st;
 	int fd;
 
 	parse_opts(argc, argv, &o);
-	if (o.pattern == PAT_STRIDE && o.stride < page)
+	if (o.stride < page)
 		fatal("stride %zu is below the page size %zu", o.stride, page);
 	fd = open(o.path, O_RDONLY);
 	if (fd < 0 || fstat(fd, &st))
 		fatal("%s: %s", o.path, strerror(errno));
 	if (st.st_size < (off_t)page)
 		fatal("%s: smaller than one page", o.path);
-	map = mmap(NULL, st.st_size, PROT_READ,
-		   o.shared ? MAP_SHARED : MAP_PRIVATE, fd, 0);
-	if (map == MAP_FAILED)
-		fatal("mmap %s: %s", o.path, strerror(errno));
-	if (madvise(map, st.st_size, o.advice))
-		fatal("madvise: %s", strerror(errno));
 
-	flt0 = minflt_now();
-	t0 = now_ns();
-	touched = touch(map, st.st_size, &o, page);
-	t1 = now_ns();
-	flt1 = minflt_now();
-
-	printf("pages=%zu minflt=%ld ns=%llu\n", touched, flt1 - flt0,
-	       (unsigned long long)(t1 - t0));
-	munmap(map, st.st_size);
+	for (phase = 0; phase < o.nr_phases; phase++)
+		for (pass = 0; pass < o.phase[phase].passes; pass++)
+			hint = run_pass(&o, fd, st.st_size, hint, phase, pass);
 	close(fd);
 	return 0;
 }

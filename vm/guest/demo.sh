@@ -4,7 +4,6 @@
 # Only real output: what the module does not provide yet is said so.
 . /guest/lib.sh
 
-STATS=/sys/kernel/debug/autofaultaround/stats
 
 step() {
 	echo

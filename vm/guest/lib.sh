@@ -48,3 +48,39 @@ make_file() {
 	[ -f "$1" ] || dd if=/dev/zero of="$1" bs=1M count="$2" status=none
 	cat "$1" >/dev/null
 }
+
+STATS=/sys/kernel/debug/autofaultaround/stats
+
+# stat_col CLASS COLUMN: a column of node 0's row of CLASS in the stats
+# file, by the name in its header line.
+stat_col() {
+	awk -v c="$1" -v k="$2" '
+		$1 == "class" { for (i = 1; i <= NF; i++) col[$i] = i }
+		$1 == c && $2 == 0 { print $col[k] }' $STATS
+}
+
+# stream_col INO COLUMN [FILE]: a column of the stream table row of the
+# file with inode INO (the last such row), by the name in its header
+# line, from the stats file or a saved copy of it.
+stream_col() {
+	awk -v ino="$1" -v k="$2" '
+		$1 == "stream" { for (i = 1; i <= NF; i++) col[$i] = i; on = 1; next }
+		on && $col["ino"] == ino { v = $col[k] }
+		END { print v }' "${3:-$STATS}"
+}
+
+# trace_orders FILE INO: the new= orders of afa_order_change events of the
+# stream of inode INO in a trace-cmd report, in order, one per line
+trace_orders() {
+	awk -v ino="ino=$2" '/afa_order_change/ && $0 ~ " " ino " " {
+		for (i = 1; i <= NF; i++) if ($i ~ /^new=/) print substr($i, 5) }' "$1"
+}
+
+ino() {
+	stat -c %i "$1"
+}
+
+# last_minflt OUTPUT: minor faults of the last pass afa-work reported
+last_minflt() {
+	kv minflt "$(echo "$1" | tail -n 1)"
+}

@@ -1,0 +1,283 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Module parameters, all writable at run time through
+ * /sys/module/autofaultaround/parameters/.  Every write is validated: a
+ * bad value (out of range, or breaking a relation such as
+ * min_order <= max_order) is rejected with -EINVAL and leaves every
+ * setting as it was.  An accepted write is traced (afa_param) and takes
+ * effect at the next period.  docs/admin-guide.md describes each one.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/log2.h>
+#include <linux/moduleparam.h>
+#include <linux/mutex.h>
+#include <linux/sizes.h>
+#include <linux/string.h>
+#include "afa.h"
+#include "control_law.h"
+#include "trace.h"
+
+static DEFINE_MUTEX(afa_params_lock);
+static struct afa_ctl_params afa_law = AFA_CTL_PARAMS_DEFAULT;
+static bool afa_law_changed;
+
+/*
+ * The window a new class or stream starts with: 64 KiB, the kernel's own
+ * default, in pages of this machine (order 4 with 4 KiB pages, order 0
+ * with 64 KiB pages).
+ */
+static unsigned int afa_initial_order = ilog2(SZ_64K / PAGE_SIZE);
+
+unsigned int afa_period_ms = 200;
+unsigned int afa_sample_every = 8;
+bool afa_enabled = true;
+unsigned int afa_classes = BIT(AFA_NR_CLASSES) - 1;
+
+/* Law parameters: one field of afa_law each, checked as a whole. */
+static int afa_set_law(const char *val, const struct kernel_param *kp)
+{
+	size_t off = (u32 *)kp->arg - (u32 *)&afa_law;
+	struct afa_ctl_params next;
+	u32 v, old;
+	int err;
+
+	err = kstrtou32(val, 0, &v);
+	if (err)
+		return -EINVAL;
+	mutex_lock(&afa_params_lock);
+	next = afa_law;
+	old = ((u32 *)&next)[off];
+	((u32 *)&next)[off] = v;
+	err = afa_ctl_params_check(&next);
+	if (!err) {
+		afa_law = next;
+		afa_law_changed = true;
+		trace_afa_param(kp->name, old, v);
+	}
+	mutex_unlock(&afa_params_lock);
+	return err;
+}
+
+static const struct kernel_param_ops afa_law_ops = {
+	.set = afa_set_law,
+	.get = param_get_uint,
+};
+
+module_param_cb(kp, &afa_law_ops, &afa_law.kp, 0644);
+MODULE_PARM_DESC(kp, "Proportional gain, orders per unit of error x1024, 0..16384 (512)");
+
+module_param_cb(ki, &afa_law_ops, &afa_law.ki, 0644);
+MODULE_PARM_DESC(ki, "Integral gain, orders per unit of error per period x1024 (768)");
+
+module_param_cb(kd, &afa_law_ops, &afa_law.kd, 0644);
+MODULE_PARM_DESC(kd, "Derivative gain, orders per unit of error change x1024 (0)");
+
+module_param_cb(setpoint, &afa_law_ops, &afa_law.setpoint, 0644);
+MODULE_PARM_DESC(setpoint, "Usefulness to hold, 1024 = all pages used, 1..1023 (512)");
+
+module_param_cb(deadband, &afa_law_ops, &afa_law.deadband, 0644);
+MODULE_PARM_DESC(deadband, "Usefulness error that moves nothing, x1024 (64)");
+
+module_param_cb(hysteresis, &afa_law_ops, &afa_law.hysteresis, 0644);
+MODULE_PARM_DESC(hysteresis, "Output past half an order needed to step, x1024, < 512 (256)");
+
+module_param_cb(ewma_shift, &afa_law_ops, &afa_law.ewma_shift, 0644);
+MODULE_PARM_DESC(ewma_shift, "Smoothing: a new period weighs 1/2^shift, 0..16 (2)");
+
+module_param_cb(min_samples, &afa_law_ops, &afa_law.min_samples, 0644);
+MODULE_PARM_DESC(min_samples, "Sampled pages a period needs to move, >= 1 (64)");
+
+module_param_cb(min_order, &afa_law_ops, &afa_law.min_order, 0644);
+MODULE_PARM_DESC(min_order, "Smallest window order (2^order pages) (0)");
+
+module_param_cb(max_order, &afa_law_ops, &afa_law.max_order, 0644);
+MODULE_PARM_DESC(max_order, "Largest window order, <= 9: one page table (9)");
+
+module_param_cb(max_step, &afa_law_ops, &afa_law.max_step, 0644);
+MODULE_PARM_DESC(max_step, "Orders the window moves per period at most, 1..9 (1)");
+
+module_param_cb(probe_periods, &afa_law_ops, &afa_law.probe_periods, 0644);
+MODULE_PARM_DESC(probe_periods, "Held periods before probing a larger window, 0: never (8)");
+
+module_param_cb(ref_faults_per_s, &afa_law_ops, &afa_law.ref_faults_per_s, 0644);
+MODULE_PARM_DESC(ref_faults_per_s, "Fault rate of full-speed growth, 0: always (1000)");
+
+static int afa_set_initial_order(const char *val,
+				 const struct kernel_param *kp)
+{
+	unsigned int v, old;
+
+	if (kstrtouint(val, 0, &v) || v > AFA_ORDER_MAX)
+		return -EINVAL;
+	mutex_lock(&afa_params_lock);
+	old = afa_initial_order;
+	afa_initial_order = v;
+	trace_afa_param(kp->name, old, v);
+	mutex_unlock(&afa_params_lock);
+	return 0;
+}
+
+static const struct kernel_param_ops afa_initial_order_ops = {
+	.set = afa_set_initial_order,
+	.get = param_get_uint,
+};
+
+module_param_cb(initial_order, &afa_initial_order_ops, &afa_initial_order,
+		0644);
+MODULE_PARM_DESC(initial_order,
+		 "Order new classes start at, <= 9, within bounds (64 KiB in pages)");
+
+/* A plain unsigned parameter in [min, max], traced when accepted. */
+struct afa_uint_range {
+	unsigned int min, max;
+};
+
+static int afa_set_uint_range(const char *val, const struct kernel_param *kp,
+			      const struct afa_uint_range *r)
+{
+	unsigned int old = *(unsigned int *)kp->arg;
+	int err = param_set_uint_minmax(val, kp, r->min, r->max);
+
+	if (!err)
+		trace_afa_param(kp->name, old, *(unsigned int *)kp->arg);
+	return err ? -EINVAL : 0;
+}
+
+static int afa_set_period_ms(const char *val, const struct kernel_param *kp)
+{
+	static const struct afa_uint_range r = { 10, 60000 };
+
+	return afa_set_uint_range(val, kp, &r);
+}
+
+static const struct kernel_param_ops afa_period_ms_ops = {
+	.set = afa_set_period_ms,
+	.get = param_get_uint,
+};
+
+module_param_cb(period_ms, &afa_period_ms_ops, &afa_period_ms, 0644);
+MODULE_PARM_DESC(period_ms, "Control period in milliseconds, 10..60000 (200)");
+
+static int afa_set_sample_every(const char *val,
+				const struct kernel_param *kp)
+{
+	static const struct afa_uint_range r = { 1, 65536 };
+
+	return afa_set_uint_range(val, kp, &r);
+}
+
+static const struct kernel_param_ops afa_sample_every_ops = {
+	.set = afa_set_sample_every,
+	.get = param_get_uint,
+};
+
+module_param_cb(sample_every, &afa_sample_every_ops, &afa_sample_every, 0644);
+MODULE_PARM_DESC(sample_every, "Sample one read fault in N for usefulness, 1..65536 (8)");
+
+static int afa_set_enabled(const char *val, const struct kernel_param *kp)
+{
+	bool old = afa_enabled;
+	int err = param_set_bool(val, kp);
+
+	if (err)
+		return -EINVAL;
+	trace_afa_param(kp->name, old, afa_enabled);
+	return 0;
+}
+
+static const struct kernel_param_ops afa_enabled_ops = {
+	.set = afa_set_enabled,
+	.get = param_get_bool,
+};
+
+module_param_cb(enabled, &afa_enabled_ops, &afa_enabled, 0644);
+MODULE_PARM_DESC(enabled, "Set the window (1) or only observe (0) (1)");
+
+/* Per-class enable: a comma-separated list of class names, all or none. */
+static int afa_parse_classes(char *s, unsigned int *mask)
+{
+	unsigned int class;
+	char *tok;
+
+	s = strim(s);
+	*mask = 0;
+	if (!strcmp(s, "all")) {
+		*mask = BIT(AFA_NR_CLASSES) - 1;
+		return 0;
+	}
+	if (!strcmp(s, "none"))
+		return 0;
+	while ((tok = strsep(&s, ","))) {
+		tok = strim(tok);
+		for (class = 0; class < AFA_NR_CLASSES; class++)
+			if (!strcmp(tok, afa_class_name(class)))
+				break;
+		if (class == AFA_NR_CLASSES)
+			return -EINVAL;
+		*mask |= BIT(class);
+	}
+	return 0;
+}
+
+static int afa_set_classes(const char *val, const struct kernel_param *kp)
+{
+	unsigned int mask, old = afa_classes;
+	char buf[96];
+
+	if (strscpy(buf, val, sizeof(buf)) < 0 || afa_parse_classes(buf, &mask))
+		return -EINVAL;
+	WRITE_ONCE(afa_classes, mask);
+	trace_afa_param(kp->name, old, mask);
+	return 0;
+}
+
+static int afa_get_classes(char *buf, const struct kernel_param *kp)
+{
+	unsigned int class, mask = READ_ONCE(afa_classes);
+	int n = 0;
+
+	for (class = 0; class < AFA_NR_CLASSES; class++)
+		if (mask & BIT(class))
+			n += sysfs_emit_at(buf, n, "%s%s", n ? "," : "",
+					   afa_class_name(class));
+	return n + sysfs_emit_at(buf, n, "%s\n", n ? "" : "none");
+}
+
+static const struct kernel_param_ops afa_classes_ops = {
+	.set = afa_set_classes,
+	.get = afa_get_classes,
+};
+
+module_param_cb(classes, &afa_classes_ops, NULL, 0644);
+MODULE_PARM_DESC(classes, "Classes whose window is set: names, all or none (all)");
+
+/**
+ * afa_params_snapshot() - the law's parameters, for one period
+ * @law:	filled with the current parameters
+ *
+ * Return: true when they changed since the last snapshot.
+ */
+bool afa_params_snapshot(struct afa_ctl_params *law)
+{
+	bool changed;
+
+	mutex_lock(&afa_params_lock);
+	*law = afa_law;
+	changed = afa_law_changed;
+	afa_law_changed = false;
+	mutex_unlock(&afa_params_lock);
+	return changed;
+}
+
+/**
+ * afa_initial_order_get() - the order a new class state starts at
+ * @law:	the bounds in force
+ *
+ * Return: initial_order, pulled inside [min_order, max_order].
+ */
+unsigned int afa_initial_order_get(const struct afa_ctl_params *law)
+{
+	return clamp(READ_ONCE(afa_initial_order), law->min_order,
+		     law->max_order);
+}

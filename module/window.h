@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Fault-around window geometry, as do_fault_around() computes it, for any
+ * order.  Pure: page offsets in, page offsets out.
+ */
+#ifndef _AFA_WINDOW_H
+#define _AFA_WINDOW_H
+
+#include <linux/types.h>
+
+/**
+ * struct afa_fault_pos - where a fault is, in page units
+ * @pgoff:		file page of the faulting address (vmf->pgoff)
+ * @pte_off:		index of its PTE in the page table, pte_index(address)
+ * @vma_off:		page offset of the fault within the VMA
+ * @vma_pages:		length of the VMA in pages
+ * @ptrs_per_pte:	entries per page table (PTRS_PER_PTE)
+ */
+struct afa_fault_pos {
+	u64 pgoff;
+	u32 pte_off;
+	u64 vma_off;
+	u64 vma_pages;
+	u32 ptrs_per_pte;
+};
+
+void afa_window(const struct afa_fault_pos *pos, unsigned int order,
+		u64 *start, u64 *end);
+
+#endif /* _AFA_WINDOW_H */
