@@ -48,11 +48,15 @@ vm-prereq: userspace
 	@test -n "$(KVER)" || { echo "no Debian 6.12 kernel with headers installed: run 'make deps' as root" >&2; exit 1; }
 	$(MAKE) KDIR=$(VM_KDIR) modules
 
-vmtest: vm-prereq
-	vm/run.sh test $(KVER)
+# One VM run at a time per checkout: the runs share build/ and the module
+# objects.
+VM_LOCK = mkdir -p build && flock build/.vm.lock
 
-demo: vm-prereq
-	vm/run.sh demo $(KVER)
+vmtest:
+	@$(VM_LOCK) sh -c '$(MAKE) --no-print-directory vm-prereq && vm/run.sh test $(KVER)'
+
+demo:
+	@$(VM_LOCK) sh -c '$(MAKE) --no-print-directory vm-prereq && vm/run.sh demo $(KVER)'
 
 check:
 	scripts/check.sh

@@ -131,7 +131,10 @@ cmp=$(awk '
 	$1 == "stream" { for (i = 1; i <= NF; i++) col[$i] = i; on = 1; next }
 	on && (($col["class"] " " $col["pid"] " " $col["ino"]) in last) {
 		n++
-		if (last[$col["class"] " " $col["pid"] " " $col["ino"]] != $col["order"]) bad++
+		if (last[$col["class"] " " $col["pid"] " " $col["ino"]] != $col["order"]) {
+			bad++
+			print "mismatch: " $0 " traced " last[$col["class"] " " $col["pid"] " " $col["ino"]] >"/dev/stderr"
+		}
 	}
 	END { printf "%d %d", n, bad }' /tmp/kp.txt /tmp/stats.txt)
 check "traced orders match the stats file for every stream (compared, mismatched: $cmp)" \
