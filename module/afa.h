@@ -35,6 +35,7 @@ struct afa_cpu_count {
 	u64 filemap_faults;	/* ->fault calls (tracepoint) */
 	u64 user_faults;	/* all user page faults (x86 tracepoint) */
 	u32 sample_countdown;	/* faults left before the next sample */
+	u32 max_window;		/* largest window the kernel asked for */
 	/* last mm_filemap_map_pages tracepoint hit on this CPU */
 	struct address_space *tp_mapping;
 	pgoff_t tp_start;
@@ -79,6 +80,10 @@ unsigned long afa_probe_nmissed(void);
 
 /* stream.c */
 void afa_stream_init(void);
+
+/* kernel_window.c */
+void afa_kernel_window_check(u64 map_calls, u64 filemap_faults);
+unsigned long afa_kernel_window_bytes(void);
 
 /* tracepoints.c */
 void afa_tracepoints_init(void);

@@ -136,13 +136,18 @@ static void afa_close_period(unsigned int node, unsigned int class,
 
 static void afa_fold_global(u32 period_ms)
 {
-	u64 filemap = 0, user = 0;
+	u64 filemap = 0, user = 0, calls = 0;
+	unsigned int node, class;
 	int cpu;
 
 	for_each_possible_cpu(cpu) {
 		filemap += READ_ONCE(per_cpu_ptr(&afa_count, cpu)->filemap_faults);
 		user += READ_ONCE(per_cpu_ptr(&afa_count, cpu)->user_faults);
 	}
+	for_each_node(node)
+		for (class = 0; class < AFA_NR_CLASSES; class++)
+			calls += afa_dc(node, class)->cur.faults;
+	afa_kernel_window_check(calls, filemap - afa_global.filemap_faults);
 	afa_global.filemap_faults = filemap;
 	afa_global.user_faults = user;
 	afa_global.period_ms = period_ms;

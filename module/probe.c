@@ -70,6 +70,9 @@ static int afa_map_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 	call->vmf = vmf;
 	call->start = regs_get_kernel_argument(regs, 1);
 	call->end = regs_get_kernel_argument(regs, 2);
+	if (call->end - call->start + 1 > this_cpu_read(afa_count.max_window))
+		this_cpu_write(afa_count.max_window,
+			       call->end - call->start + 1);
 	call->class = afa_classify(vma->vm_flags,
 				   shmem_mapping(vma->vm_file->f_mapping));
 	call->slot = afa_stream_lookup(vma, &order, &call->gen);

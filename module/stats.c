@@ -48,8 +48,9 @@ static int afa_stats_show(struct seq_file *m, void *v)
 	unsigned int node, class;
 
 	afa_period_view(first_online_node, view, &g);
-	seq_printf(m, "# period_ms=%u sample_every=%u periods=%llu probe_missed=%lu filemap_faults=%llu user_faults=%llu\n",
+	seq_printf(m, "# period_ms=%u sample_every=%u enabled=%d kernel_window=%lu periods=%llu probe_missed=%lu filemap_faults=%llu user_faults=%llu\n",
 		   READ_ONCE(afa_period_ms), READ_ONCE(afa_sample_every),
+		   READ_ONCE(afa_enabled), afa_kernel_window_bytes(),
 		   g.nr_periods, afa_probe_nmissed(), g.filemap_faults,
 		   g.user_faults);
 	seq_puts(m, "class    node order     KiB  faults/s   hit%  useful%     faults       hits win_pages   sampled    mapped   checked      used   lost dropped\n");

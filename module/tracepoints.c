@@ -78,7 +78,9 @@ void afa_tracepoints_init(void)
 			pr_warn("cannot attach to tracepoint %s (error %d): %s\n",
 				t->name, err, t->without);
 			t->tp = NULL;
+			continue;
 		}
+		pr_debug("attached to tracepoint %s\n", t->name);
 	}
 }
 

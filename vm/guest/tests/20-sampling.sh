@@ -73,6 +73,25 @@ check "afa_sample events sum to the stats totals (faults hits checked used)" \
 	test "$ev" = "$st" -a "${ev%% *}" -gt 0
 rmmod autofaultaround
 
+# fault-around turned off by the administrator: the module says so and
+# does not override it
+load
+echo 4096 >$FAB
+sleep 0.3
+flt=$(last_minflt "$(afa-work -S -p seq -n 3 -H 150 $f)")
+check "fault-around off: the module logs it" \
+	sh -c "dmesg | grep -q 'fault-around looks off'"
+check "fault-around off: every page faults, no window from the module ($flt of 16385)" \
+	within "$flt" 16385 2
+check "fault-around off: the module sees no map_pages call" \
+	test "$(stat_col shared faults)" = 0
+echo 65536 >$FAB
+afa-work -S -p seq $f >/dev/null
+sleep 0.3
+check "fault-around on again: the module logs it" \
+	sh -c "dmesg | grep -q 'fault-around is on again (the kernel asked for windows up to 65536 bytes)'"
+rmmod autofaultaround
+
 # rmmod in the middle of a workload
 orig=$(cat $FAB)
 load

@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The kernel's own window, fault_around_bytes, as the module sees it.
+ * The variable is not exported, and its debugfs file cannot be read from
+ * the kernel (kernel_read() needs ->read_iter, debugfs attributes have
+ * ->read), so the module infers it from what it observes:
+ *
+ * - the largest window do_fault_around() asked for in a period is the
+ *   kernel's window, unless every fault of the period was clamped by its
+ *   VMA or page table;
+ * - with fault_around_bytes at 4096 the administrator has turned
+ *   fault-around off: do_fault_around() is not called, the probe sees no
+ *   map_pages call while ->fault keeps being called (tracepoint
+ *   filemap:mm_filemap_fault, ext4 and xfs).  The module never writes the
+ *   knob, cannot act then, and says so.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/kernel.h>
+#include <linux/mm.h>
+#include "afa.h"
+
+/*
+ * ->fault calls in a period without any map_pages call before the module
+ * calls fault-around off: fewer could be faults on mappings without
+ * ->map_pages.
+ */
+#define AFA_OFF_MIN_FAULTS	32
+
+/* Period worker only. */
+static bool afa_fa_off;
+static unsigned long afa_fa_bytes;
+
+static u32 afa_fold_max_window(void)
+{
+	u32 max = 0, w;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		w = READ_ONCE(per_cpu_ptr(&afa_count, cpu)->max_window);
+		max = max(max, w);
+		/* A store racing with this reset only loses one period's max. */
+		WRITE_ONCE(per_cpu_ptr(&afa_count, cpu)->max_window, 0);
+	}
+	return max;
+}
+
+/**
+ * afa_kernel_window_check() - infer the kernel's window, log when it is off
+ * @map_calls:		map_pages calls in the period, all classes
+ * @filemap_faults:	->fault calls in the period (tracepoint)
+ */
+void afa_kernel_window_check(u64 map_calls, u64 filemap_faults)
+{
+	u32 max_pages = afa_fold_max_window();
+
+	if (map_calls) {
+		afa_fa_bytes = (unsigned long)max_pages << PAGE_SHIFT;
+		if (afa_fa_off)
+			pr_info("fault-around is on again (the kernel asked for windows up to %lu bytes)\n",
+				afa_fa_bytes);
+		afa_fa_off = false;
+		return;
+	}
+	if (filemap_faults < AFA_OFF_MIN_FAULTS || afa_fa_off)
+		return;
+	afa_fa_off = true;
+	afa_fa_bytes = PAGE_SIZE;
+	pr_info("fault-around looks off: %llu ->fault calls and no map_pages call in a period (fault_around_bytes 4096?); the module only observes until it is on again\n",
+		filemap_faults);
+}
+
+/**
+ * afa_kernel_window_bytes() - the kernel's window as last inferred
+ *
+ * Return: bytes; PAGE_SIZE when fault-around looks off, 0 before any
+ * evidence.
+ */
+unsigned long afa_kernel_window_bytes(void)
+{
+	return READ_ONCE(afa_fa_bytes);
+}
