@@ -26,6 +26,7 @@
 #include "afa.h"
 #include "arch.h"
 #include "stream.h"
+#include "topology.h"
 
 /*
  * Records per CPU.  A record waits half a period to be checked, so the
@@ -42,7 +43,7 @@ struct afa_sample_rec {
 	unsigned long addr;		/* address of the window's first page */
 	unsigned long stamp;		/* jiffies when sampled */
 	u16 nr_pages;			/* window length in pages */
-	u16 node;			/* domain of the faulting CPU */
+	u16 domain;			/* domain of the faulting CPU */
 	u16 slot;			/* stream, or AFA_NO_STREAM */
 	u32 gen;			/* generation of the stream's slot */
 	u8 class;			/* enum afa_class */
@@ -159,7 +160,7 @@ void afa_access_sample(struct vm_fault *vmf, unsigned long start,
 	rec->vm_start = vma->vm_start;
 	rec->stamp = jiffies;
 	rec->nr_pages = nr_pages;
-	rec->node = numa_node_id();
+	rec->domain = afa_this_domain();
 	rec->class = class;
 	rec->slot = slot;
 	rec->gen = gen;
@@ -214,7 +215,7 @@ static void afa_check_ring(int cpu, unsigned long min_age, bool all)
 		if (!all && time_before(jiffies, rec->stamp + min_age))
 			break;
 		if (!all) {
-			fig = afa_period_fig(rec->node, rec->class);
+			fig = afa_period_fig(rec->domain, rec->class);
 			if (afa_check_rec(rec, &used)) {
 				checked = bitmap_weight(rec->cleared,
 							PTRS_PER_PTE);

@@ -68,7 +68,7 @@ unsigned int afa_initial_order_get(const struct afa_ctl_params *law);
 
 /* control.c */
 const struct afa_ctl_params *afa_ctl_params_now(void);
-u8 afa_class_order_get(unsigned int node, unsigned int class);
+u8 afa_class_order_get(unsigned int dom, unsigned int class);
 void afa_control_period(u32 period_ms);
 int afa_control_init(void);
 void afa_control_exit(void);
@@ -100,7 +100,7 @@ void afa_access_check(bool all);
 extern unsigned long afa_period_seq;
 int afa_period_init(void);
 void afa_period_exit(void);
-struct afa_class_fig *afa_period_fig(unsigned int node, unsigned int class);
+struct afa_class_fig *afa_period_fig(unsigned int dom, unsigned int class);
 
 /* What stats.c shows of one class in one domain. */
 struct afa_fig_view {
@@ -116,7 +116,7 @@ struct afa_global_view {
 	u64 user_faults;		/* user page faults, total */
 };
 
-void afa_period_view(unsigned int node, struct afa_fig_view *view,
+void afa_period_view(unsigned int dom, struct afa_fig_view *view,
 		     struct afa_global_view *global);
 void afa_period_show_streams(struct seq_file *m);
 

@@ -2,7 +2,7 @@
 /*
  * Once per period, feed the control law (control_law.c) with what the
  * period measured and publish the orders it returns: one law state per
- * class and domain, which serves faults outside the stream table and is
+ * class and domain (NUMA node and core type), which serves faults outside the stream table and is
  * the starting point of new streams, and one per stream.  Every step with
  * faults is traced (afa_ctl_step), every change of order too
  * (afa_order_change).  Runs in the period worker, figures lock held.
@@ -10,20 +10,20 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/minmax.h>
-#include <linux/nodemask.h>
 #include <linux/slab.h>
 #include "afa.h"
 #include "control_law.h"
 #include "stream.h"
+#include "topology.h"
 #include "trace.h"
 
 static struct afa_ctl_params afa_ctl_now;	/* params of this period */
-static struct afa_ctl_state *afa_class_ctl;	/* [node][class] */
-static u8 *afa_class_order;			/* [node][class], fault path */
+static struct afa_ctl_state *afa_class_ctl;	/* [domain][class] */
+static u8 *afa_class_order;			/* [domain][class], fault path */
 
-static unsigned int afa_nc(unsigned int node, unsigned int class)
+static unsigned int afa_dc_index(unsigned int dom, unsigned int class)
 {
-	return node * AFA_NR_CLASSES + class;
+	return dom * AFA_NR_CLASSES + class;
 }
 
 /** afa_ctl_params_now() - the law's parameters for the current period */
@@ -34,16 +34,16 @@ const struct afa_ctl_params *afa_ctl_params_now(void)
 
 /**
  * afa_class_order_get() - window order of a class in a domain
- * @node:	domain of the faulting CPU
+ * @dom:	domain of the faulting CPU
  * @class:	enum afa_class
  *
  * Fault path: one read, no lock.
  *
  * Return: the order the class's own law state holds.
  */
-u8 afa_class_order_get(unsigned int node, unsigned int class)
+u8 afa_class_order_get(unsigned int dom, unsigned int class)
 {
-	return READ_ONCE(afa_class_order[afa_nc(node, class)]);
+	return READ_ONCE(afa_class_order[afa_dc_index(dom, class)]);
 }
 
 static u32 afa_sat32(u64 v)
@@ -51,11 +51,11 @@ static u32 afa_sat32(u64 v)
 	return min_t(u64, v, U32_MAX);
 }
 
-static void afa_class_step(unsigned int node, unsigned int class,
+static void afa_class_step(unsigned int dom, unsigned int class,
 			   u32 period_ms)
 {
-	const struct afa_class_fig *f = afa_period_fig(node, class);
-	struct afa_ctl_state *st = &afa_class_ctl[afa_nc(node, class)];
+	const struct afa_class_fig *f = afa_period_fig(dom, class);
+	struct afa_ctl_state *st = &afa_class_ctl[afa_dc_index(dom, class)];
 	struct afa_ctl_input in = {
 		.nr_faults = afa_sat32(f->faults),
 		.nr_sampled = afa_sat32(f->checked),
@@ -64,7 +64,7 @@ static void afa_class_step(unsigned int node, unsigned int class,
 		.nr_misses = afa_sat32(f->faults - f->hits),
 		.period_ms = period_ms,
 	};
-	static const struct afa_stream_id class_id;
+	static const struct afa_stream_id class_id = { .slot = -1 };
 	struct afa_ctl_trace tr;
 	u8 old = st->order;
 	u32 new;
@@ -72,10 +72,10 @@ static void afa_class_step(unsigned int node, unsigned int class,
 	if (!in.nr_faults)
 		return;
 	new = afa_ctl_step(st, &afa_ctl_now, &in, &tr);
-	trace_afa_ctl_step(class, node, &class_id, &in, &tr);
+	trace_afa_ctl_step(class, dom, &class_id, &in, &tr);
 	if (new != old) {
-		WRITE_ONCE(afa_class_order[afa_nc(node, class)], new);
-		trace_afa_order_change(class, node, &class_id, old, new,
+		WRITE_ONCE(afa_class_order[afa_dc_index(dom, class)], new);
+		trace_afa_order_change(class, dom, &class_id, old, new,
 				       tr.reason);
 	}
 }
@@ -97,10 +97,10 @@ static void afa_stream_step(struct afa_stream *s, u32 period_ms)
 	if (!in.nr_faults)
 		return;
 	new = afa_ctl_step(&s->ctl, &afa_ctl_now, &in, &tr);
-	trace_afa_ctl_step(s->class, s->node, &s->id, &in, &tr);
+	trace_afa_ctl_step(s->class, s->domain, &s->id, &in, &tr);
 	if (new != old) {
 		afa_stream_set_order(s, new);
-		trace_afa_order_change(s->class, s->node, &s->id, old, new,
+		trace_afa_order_change(s->class, s->domain, &s->id, old, new,
 				       tr.reason);
 	}
 }
@@ -113,7 +113,7 @@ static void afa_control_rebound(void)
 	unsigned int i;
 	u8 order;
 
-	for (i = 0; i < nr_node_ids * AFA_NR_CLASSES; i++) {
+	for (i = 0; i < afa_nr_domains * AFA_NR_CLASSES; i++) {
 		order = clamp_t(u8, afa_class_ctl[i].order, p->min_order,
 				p->max_order);
 		if (order == afa_class_ctl[i].order)
@@ -137,14 +137,14 @@ static void afa_control_rebound(void)
  */
 void afa_control_period(u32 period_ms)
 {
-	unsigned int node, class, i;
+	unsigned int dom, class, i;
 	struct afa_stream *s;
 
 	if (afa_params_snapshot(&afa_ctl_now))
 		afa_control_rebound();
-	for_each_node(node)
+	for (dom = 0; dom < afa_nr_domains; dom++)
 		for (class = 0; class < AFA_NR_CLASSES; class++)
-			afa_class_step(node, class, period_ms);
+			afa_class_step(dom, class, period_ms);
 	for (i = 0; i < AFA_NR_STREAMS; i++) {
 		s = afa_stream_slot(i);
 		if (s->key.mm)
@@ -154,7 +154,7 @@ void afa_control_period(u32 period_ms)
 
 int afa_control_init(void)
 {
-	unsigned int i, n = nr_node_ids * AFA_NR_CLASSES;
+	unsigned int i, n = afa_nr_domains * AFA_NR_CLASSES;
 
 	afa_params_snapshot(&afa_ctl_now);
 	afa_class_ctl = kcalloc(n, sizeof(*afa_class_ctl), GFP_KERNEL);

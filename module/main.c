@@ -11,15 +11,19 @@
 #include <linux/init.h>
 #include <linux/module.h>
 #include "afa.h"
+#include "topology.h"
 
 static int __init afa_init(void)
 {
 	int err;
 
 	afa_stream_init();
-	err = afa_control_init();
+	err = afa_topology_init();
 	if (err)
 		return err;
+	err = afa_control_init();
+	if (err)
+		goto out_topology;
 	err = afa_period_init();
 	if (err)
 		goto out_control;
@@ -37,6 +41,8 @@ out_tracepoints:
 	afa_period_exit();
 out_control:
 	afa_control_exit();
+out_topology:
+	afa_topology_exit();
 	return err;
 }
 
@@ -47,6 +53,7 @@ static void __exit afa_exit(void)
 	afa_tracepoints_exit();
 	afa_period_exit();
 	afa_control_exit();
+	afa_topology_exit();
 	pr_info("unloaded\n");
 }
 

@@ -17,18 +17,19 @@
 #include "account.h"
 #include "afa.h"
 #include "stream.h"
+#include "topology.h"
 #include "trace.h"
 
 DEFINE_PER_CPU(struct afa_cpu_count, afa_count);
 
-/* State of one class in one domain (NUMA node). */
+/* State of one class in one domain (NUMA node and core type). */
 struct afa_dom_class {
 	struct afa_class_count seen;	/* counter sums at the last fold */
 	struct afa_class_fig cur;	/* the period being folded */
 	struct afa_fig_view view;	/* complete periods, for stats */
 };
 
-static struct afa_dom_class *afa_dom;	/* [nr_node_ids][AFA_NR_CLASSES] */
+static struct afa_dom_class *afa_dom;	/* [afa_nr_domains][AFA_NR_CLASSES] */
 
 /* Number of the current period; the fault path reads it to date notes. */
 unsigned long afa_period_seq;
@@ -37,28 +38,28 @@ static unsigned long afa_period_stamp;	/* jiffies at the last fold */
 static DEFINE_MUTEX(afa_fig_lock);
 static struct delayed_work afa_period_work;
 
-static struct afa_dom_class *afa_dc(unsigned int node, unsigned int class)
+static struct afa_dom_class *afa_dc(unsigned int dom, unsigned int class)
 {
-	return &afa_dom[node * AFA_NR_CLASSES + class];
+	return &afa_dom[dom * AFA_NR_CLASSES + class];
 }
 
 /**
  * afa_period_fig() - the figures being folded for this period
- * @node:	domain
+ * @dom:	domain
  * @class:	enum afa_class
  *
  * Only for the period worker, with afa_fig_lock held.
  *
- * Return: the period's figures of @class in @node.
+ * Return: the period's figures of @class in @dom.
  */
-struct afa_class_fig *afa_period_fig(unsigned int node, unsigned int class)
+struct afa_class_fig *afa_period_fig(unsigned int dom, unsigned int class)
 {
 	lockdep_assert_held(&afa_fig_lock);
-	return &afa_dc(node, class)->cur;
+	return &afa_dc(dom, class)->cur;
 }
 
-/* Sum one class's counters over the CPUs of @node. */
-static void afa_sum_counts(unsigned int node, unsigned int class,
+/* Sum one class's counters over the CPUs of @dom. */
+static void afa_sum_counts(unsigned int dom, unsigned int class,
 			   struct afa_class_count *sum)
 {
 	const struct afa_class_count *c;
@@ -66,7 +67,7 @@ static void afa_sum_counts(unsigned int node, unsigned int class,
 
 	memset(sum, 0, sizeof(*sum));
 	for_each_possible_cpu(cpu) {
-		if (cpu_to_node(cpu) != node)
+		if (per_cpu(afa_cpu_domain, cpu) != dom)
 			continue;
 		c = per_cpu_ptr(&afa_count.class[class], cpu);
 		sum->faults += READ_ONCE(c->faults);
@@ -80,13 +81,13 @@ static void afa_sum_counts(unsigned int node, unsigned int class,
 }
 
 /* Start the period of one class: counter deltas since the last fold. */
-static void afa_fold_counts(unsigned int node, unsigned int class)
+static void afa_fold_counts(unsigned int dom, unsigned int class)
 {
-	struct afa_dom_class *dc = afa_dc(node, class);
+	struct afa_dom_class *dc = afa_dc(dom, class);
 	struct afa_class_fig *f = &dc->cur;
 	struct afa_class_count now;
 
-	afa_sum_counts(node, class, &now);
+	afa_sum_counts(dom, class, &now);
 	memset(f, 0, sizeof(*f));
 	f->faults = afa_delta(now.faults, dc->seen.faults);
 	f->hits = afa_delta(now.hits, dc->seen.hits);
@@ -121,32 +122,32 @@ static bool afa_fig_active(const struct afa_class_fig *f)
 }
 
 /* Close the period of one class: publish it and trace it. */
-static void afa_close_period(unsigned int node, unsigned int class,
+static void afa_close_period(unsigned int dom, unsigned int class,
 			     u32 period_ms)
 {
-	struct afa_dom_class *dc = afa_dc(node, class);
+	struct afa_dom_class *dc = afa_dc(dom, class);
 	const struct afa_class_fig *f = &dc->cur;
 
 	dc->view.last = *f;
 	if (!afa_fig_active(f))
 		return;
 	afa_fig_add(&dc->view.total, f);
-	trace_afa_sample(class, node, period_ms, f);
+	trace_afa_sample(class, dom, period_ms, f);
 }
 
 static void afa_fold_global(u32 period_ms)
 {
 	u64 filemap = 0, user = 0, calls = 0;
-	unsigned int node, class;
+	unsigned int dom, class;
 	int cpu;
 
 	for_each_possible_cpu(cpu) {
 		filemap += READ_ONCE(per_cpu_ptr(&afa_count, cpu)->filemap_faults);
 		user += READ_ONCE(per_cpu_ptr(&afa_count, cpu)->user_faults);
 	}
-	for_each_node(node)
+	for (dom = 0; dom < afa_nr_domains; dom++)
 		for (class = 0; class < AFA_NR_CLASSES; class++)
-			calls += afa_dc(node, class)->cur.faults;
+			calls += afa_dc(dom, class)->cur.faults;
 	afa_kernel_window_check(calls, filemap - afa_global.filemap_faults);
 	afa_global.filemap_faults = filemap;
 	afa_global.user_faults = user;
@@ -154,9 +155,9 @@ static void afa_fold_global(u32 period_ms)
 	afa_global.nr_periods++;
 }
 
-static u8 afa_new_stream_order(unsigned int node, unsigned int class)
+static u8 afa_new_stream_order(unsigned int dom, unsigned int class)
 {
-	return afa_class_order_get(node, class);
+	return afa_class_order_get(dom, class);
 }
 
 /*
@@ -168,43 +169,44 @@ static void afa_period_fn(struct work_struct *work)
 {
 	unsigned long now = jiffies;
 	u32 period_ms = jiffies_to_msecs(now - afa_period_stamp);
-	unsigned int node, class;
+	unsigned int dom, class;
 
 	mutex_lock(&afa_fig_lock);
 	afa_period_stamp = now;
-	for_each_node(node)
+	for (dom = 0; dom < afa_nr_domains; dom++)
 		for (class = 0; class < AFA_NR_CLASSES; class++)
-			afa_fold_counts(node, class);
+			afa_fold_counts(dom, class);
 	afa_stream_fold();
 	afa_access_check(false);
-	for_each_node(node)
+	for (dom = 0; dom < afa_nr_domains; dom++)
 		for (class = 0; class < AFA_NR_CLASSES; class++)
-			afa_close_period(node, class, period_ms);
+			afa_close_period(dom, class, period_ms);
 	afa_fold_global(period_ms);
 	afa_control_period(period_ms);
 	afa_stream_add_noted(afa_period_seq, afa_new_stream_order);
 	afa_stream_evict_idle();
 	WRITE_ONCE(afa_period_seq, afa_period_seq + 1);
+	afa_topology_refresh();
 	mutex_unlock(&afa_fig_lock);
 
-	schedule_delayed_work(&afa_period_work,
+	queue_delayed_work_on(afa_work_cpu(), system_wq, &afa_period_work,
 			      msecs_to_jiffies(READ_ONCE(afa_period_ms)));
 }
 
 /**
  * afa_period_view() - copy the figures of one domain for display
- * @node:	domain
+ * @dom:	domain
  * @view:	AFA_NR_CLASSES entries to fill
  * @global:	filled with the global figures
  */
-void afa_period_view(unsigned int node, struct afa_fig_view *view,
+void afa_period_view(unsigned int dom, struct afa_fig_view *view,
 		     struct afa_global_view *global)
 {
 	unsigned int class;
 
 	mutex_lock(&afa_fig_lock);
 	for (class = 0; class < AFA_NR_CLASSES; class++)
-		view[class] = afa_dc(node, class)->view;
+		view[class] = afa_dc(dom, class)->view;
 	*global = afa_global;
 	mutex_unlock(&afa_fig_lock);
 }
@@ -222,7 +224,7 @@ void afa_period_show_streams(struct seq_file *m)
 
 int afa_period_init(void)
 {
-	afa_dom = kcalloc(nr_node_ids * AFA_NR_CLASSES, sizeof(*afa_dom),
+	afa_dom = kcalloc(afa_nr_domains * AFA_NR_CLASSES, sizeof(*afa_dom),
 			  GFP_KERNEL);
 	if (!afa_dom)
 		return -ENOMEM;

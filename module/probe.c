@@ -17,6 +17,7 @@
 #include "afa.h"
 #include "arch.h"
 #include "stream.h"
+#include "topology.h"
 #include "window.h"
 
 /* What the entry handler hands to the return handler. */
@@ -78,7 +79,7 @@ static int afa_map_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 	call->slot = afa_stream_lookup(vma, &order, &call->gen);
 	if (call->slot == AFA_NO_STREAM) {
 		afa_stream_note(vma, call->class);
-		order = afa_class_order_get(numa_node_id(), call->class);
+		order = afa_class_order_get(afa_this_domain(), call->class);
 	}
 	afa_actuate(call, regs, order);
 	return 0;

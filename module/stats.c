@@ -9,11 +9,11 @@
 #include <linux/debugfs.h>
 #include <linux/log2.h>
 #include <linux/math64.h>
-#include <linux/nodemask.h>
 #include <linux/seq_file.h>
 #include "account.h"
 #include "afa.h"
 #include "control_law.h"
+#include "topology.h"
 
 static struct dentry *afa_debugfs_dir;
 
@@ -23,15 +23,15 @@ static void afa_show_permille(struct seq_file *m, u32 permille)
 }
 
 static void afa_show_row(struct seq_file *m, unsigned int class,
-			 unsigned int node, const struct afa_fig_view *v,
+			 unsigned int dom, const struct afa_fig_view *v,
 			 u32 period_ms)
 {
 	const struct afa_class_fig *l = &v->last, *t = &v->total;
+	u8 order = afa_class_order_get(dom, class);
 
-	u8 order = afa_class_order_get(node, class);
-
-	seq_printf(m, "%-8s %4u %5u %7llu", afa_class_name(class), node, order,
-		   afa_order_to_bytes(order, PAGE_SHIFT) >> 10);
+	seq_printf(m, "%-8s %4u %-6s %5u %7llu", afa_class_name(class),
+		   afa_domain_node(dom), afa_core_name(afa_domain_core(dom)),
+		   order, afa_order_to_bytes(order, PAGE_SHIFT) >> 10);
 	seq_printf(m, " %9u", afa_rate_per_s(l->faults, period_ms));
 	afa_show_permille(m, afa_ratio_permille(afa_ratio(l->hits, l->faults)));
 	afa_show_permille(m, afa_ratio_permille(afa_ratio(l->used, l->checked)));
@@ -45,19 +45,21 @@ static int afa_stats_show(struct seq_file *m, void *v)
 {
 	struct afa_fig_view view[AFA_NR_CLASSES];
 	struct afa_global_view g;
-	unsigned int node, class;
+	unsigned int dom, class;
 
-	afa_period_view(first_online_node, view, &g);
+	afa_period_view(0, view, &g);
 	seq_printf(m, "# period_ms=%u sample_every=%u enabled=%d kernel_window=%lu periods=%llu probe_missed=%lu filemap_faults=%llu user_faults=%llu\n",
 		   READ_ONCE(afa_period_ms), READ_ONCE(afa_sample_every),
 		   READ_ONCE(afa_enabled), afa_kernel_window_bytes(),
 		   g.nr_periods, afa_probe_nmissed(), g.filemap_faults,
 		   g.user_faults);
-	seq_puts(m, "class    node order     KiB  faults/s   hit%  useful%     faults       hits win_pages   sampled    mapped   checked      used   lost dropped\n");
-	for_each_online_node(node) {
-		afa_period_view(node, view, &g);
+	seq_puts(m, "class    node core   order     KiB  faults/s   hit%  useful%     faults       hits win_pages   sampled    mapped   checked      used   lost dropped\n");
+	for (dom = 0; dom < afa_nr_domains; dom++) {
+		if (!afa_domain_online(dom))
+			continue;
+		afa_period_view(dom, view, &g);
 		for (class = 0; class < AFA_NR_CLASSES; class++)
-			afa_show_row(m, class, node, &view[class], g.period_ms);
+			afa_show_row(m, class, dom, &view[class], g.period_ms);
 	}
 	afa_period_show_streams(m);
 	return 0;

@@ -27,6 +27,7 @@
 #include "account.h"
 #include "afa.h"
 #include "stream.h"
+#include "topology.h"
 #include "trace.h"
 
 /* Candidates per CPU: new streams seen in one period, most recent kept. */
@@ -146,7 +147,7 @@ void afa_stream_note(struct vm_area_struct *vma, unsigned int class)
 	c->id.ino = inode->i_ino;
 	c->period = period;
 	c->class = class;
-	c->node = numa_node_id();
+	c->domain = afa_this_domain();
 	write_seqcount_end(&sc->cand_seq);
 }
 
@@ -284,13 +285,14 @@ static void afa_stream_add(const struct afa_stream_cand *c, u8 order)
 	slot = s - afa_streams;
 	afa_stream_sum(slot, &s->seen_faults, &s->seen_hits);
 	s->class = c->class;
-	s->node = c->node;
+	s->domain = c->domain;
 	s->idle_periods = 0;
 	s->period = (struct afa_stream_fig){};
 	s->id = c->id;
+	s->id.slot = slot;
 	afa_ctl_init(&s->ctl, afa_ctl_params_now(), order);
 	afa_stream_publish(s, &c->key, s->ctl.order, true);
-	trace_afa_stream(s->class, s->node, &s->id, s->order, true);
+	trace_afa_stream(s->class, s->domain, &s->id, s->order, true);
 }
 
 /* Read one candidate of another CPU consistently. */
@@ -316,7 +318,7 @@ static bool afa_stream_read_cand(struct afa_stream_cpu *sc, unsigned int i,
  * keeps its class's window meanwhile.
  */
 void afa_stream_add_noted(unsigned long period,
-			  u8 (*initial_order)(unsigned int node,
+			  u8 (*initial_order)(unsigned int dom,
 					      unsigned int class))
 {
 	struct afa_stream_cand c;
@@ -330,7 +332,7 @@ void afa_stream_add_noted(unsigned long period,
 			    period - c.period > 1 ||
 			    afa_stream_known(&c.key))
 				continue;
-			afa_stream_add(&c, initial_order(c.node, c.class));
+			afa_stream_add(&c, initial_order(c.domain, c.class));
 		}
 	}
 }
@@ -346,7 +348,7 @@ void afa_stream_evict_idle(void)
 		s = &afa_streams[i];
 		if (!s->key.mm || s->idle_periods <= AFA_STREAM_IDLE_MAX)
 			continue;
-		trace_afa_stream(s->class, s->node, &s->id, s->order, false);
+		trace_afa_stream(s->class, s->domain, &s->id, s->order, false);
 		afa_stream_publish(s, &none, 0, true);
 	}
 }
@@ -374,13 +376,15 @@ void afa_stream_show(struct seq_file *m)
 
 	seq_printf(m, "# streams: %u of %u slots in use\n",
 		   afa_stream_nr_used(), AFA_NR_STREAMS);
-	seq_puts(m, "stream class    node     pid      dev          ino order     KiB faults useful% idle\n");
+	seq_puts(m, "stream class    node core       pid      dev          ino order     KiB faults useful% idle\n");
 	for (i = 0; i < AFA_NR_STREAMS; i++) {
 		s = &afa_streams[i];
 		if (!s->key.mm)
 			continue;
-		seq_printf(m, "%6u %-8s %4u %7d %4u:%-4u %12llu %5u %7llu %6u %5u.%u %4u\n",
-			   i, afa_class_name(s->class), s->node, s->id.tgid,
+		seq_printf(m, "%6u %-8s %4u %-6s %7d %4u:%-4u %12llu %5u %7llu %6u %5u.%u %4u\n",
+			   i, afa_class_name(s->class),
+			   afa_domain_node(s->domain),
+			   afa_core_name(afa_domain_core(s->domain)), s->id.tgid,
 			   MAJOR(s->id.dev), MINOR(s->id.dev), s->id.ino,
 			   s->order, afa_order_to_bytes(s->order, PAGE_SHIFT) >> 10,
 			   s->period.faults,

@@ -34,6 +34,7 @@ struct afa_stream_key {
 
 /* Who a stream is, for traces: no kernel address. */
 struct afa_stream_id {
+	int slot;		/* slot in the table; -1: a class's own state */
 	pid_t tgid;		/* process that faulted it in first */
 	dev_t dev;		/* device of the file */
 	u64 ino;		/* inode number of the file */
@@ -53,7 +54,7 @@ struct afa_stream {
 	u8 order;			/* window order the fault path applies */
 	/* the rest belongs to the period worker */
 	u8 class;			/* enum afa_class */
-	u16 node;			/* domain it was created in */
+	u16 domain;			/* domain it was first seen in */
 	u32 gen;			/* bumped on reuse: stale samples miss */
 	u32 idle_periods;		/* periods without a fault */
 	u32 seen_faults;		/* per-CPU fault sums at the last fold */
@@ -75,7 +76,7 @@ struct afa_stream_cand {
 	struct afa_stream_id id;
 	unsigned long period;	/* afa_period_seq when noted */
 	u8 class;
-	u16 node;
+	u16 domain;
 };
 
 /* fault path */
@@ -88,7 +89,7 @@ void afa_stream_note(struct vm_area_struct *vma, unsigned int class);
 void afa_stream_fold(void);
 void afa_stream_account(unsigned int slot, u32 gen, u32 checked, u32 used);
 void afa_stream_add_noted(unsigned long period,
-			  u8 (*initial_order)(unsigned int node,
+			  u8 (*initial_order)(unsigned int dom,
 					      unsigned int class));
 void afa_stream_evict_idle(void);
 struct afa_stream *afa_stream_slot(unsigned int slot);

@@ -17,6 +17,8 @@
 #include "afa.h"
 #include "control_law.h"
 #include "stream.h"
+#include "topology.h"
+#include "topology_pick.h"
 
 TRACE_DEFINE_ENUM(AFA_CLASS_RAND);
 TRACE_DEFINE_ENUM(AFA_CLASS_SEQ);
@@ -25,6 +27,14 @@ TRACE_DEFINE_ENUM(AFA_CLASS_SHMEM);
 TRACE_DEFINE_ENUM(AFA_CLASS_SHARED);
 TRACE_DEFINE_ENUM(AFA_CLASS_RODATA);
 TRACE_DEFINE_ENUM(AFA_CLASS_PRIVATE);
+
+TRACE_DEFINE_ENUM(AFA_CORE_BIG);
+TRACE_DEFINE_ENUM(AFA_CORE_LITTLE);
+
+#define afa_show_core(core)					\
+	__print_symbolic(core,					\
+			 { AFA_CORE_BIG, "big" },		\
+			 { AFA_CORE_LITTLE, "little" })
 
 #define afa_show_class(class)					\
 	__print_symbolic(class,					\
@@ -41,11 +51,12 @@ TRACE_DEFINE_ENUM(AFA_CLASS_PRIVATE);
  * for every class and domain that saw activity in it.
  */
 TRACE_EVENT(afa_sample,
-	    TP_PROTO(unsigned int class, unsigned int node, u32 period_ms,
+	    TP_PROTO(unsigned int class, unsigned int domain, u32 period_ms,
 		     const struct afa_class_fig *f),
-	    TP_ARGS(class, node, period_ms, f),
+	    TP_ARGS(class, domain, period_ms, f),
 	    TP_STRUCT__entry(__field(unsigned int, class)
 			     __field(unsigned int, node)
+			     __field(unsigned int, core)
 			     __field(u32, period_ms)
 			     __field(u64, faults)
 			     __field(u64, hits)
@@ -62,7 +73,8 @@ TRACE_EVENT(afa_sample,
 			     __field(u32, useful_permille)
 	    ),
 	    TP_fast_assign(__entry->class = class;
-			   __entry->node = node;
+			   __entry->node = afa_domain_node(domain);
+			   __entry->core = afa_domain_core(domain);
 			   __entry->period_ms = period_ms;
 			   __entry->faults = f->faults;
 			   __entry->hits = f->hits;
@@ -81,8 +93,9 @@ TRACE_EVENT(afa_sample,
 			   __entry->useful_permille =
 				afa_ratio_permille(afa_ratio(f->used, f->checked));
 	    ),
-	    TP_printk("class=%s node=%u period_ms=%u faults=%llu hits=%llu window_pages=%llu nonempty=%llu sampled=%llu mapped=%llu checked=%llu used=%llu lost=%llu dropped=%llu faults_per_s=%u hit_permille=%u useful_permille=%u",
+	    TP_printk("class=%s node=%u core=%s period_ms=%u faults=%llu hits=%llu window_pages=%llu nonempty=%llu sampled=%llu mapped=%llu checked=%llu used=%llu lost=%llu dropped=%llu faults_per_s=%u hit_permille=%u useful_permille=%u",
 		      afa_show_class(__entry->class), __entry->node,
+		      afa_show_core(__entry->core),
 		      __entry->period_ms, __entry->faults, __entry->hits,
 		      __entry->window_pages, __entry->nonempty,
 		      __entry->sampled, __entry->mapped, __entry->checked,
@@ -118,13 +131,15 @@ TRACE_DEFINE_ENUM(AFA_CTL_PROBE_REVERT);
  * device and inode; a class's own state shows pid=0 dev=0:0 ino=0.
  */
 TRACE_EVENT(afa_ctl_step,
-	    TP_PROTO(unsigned int class, unsigned int node,
+	    TP_PROTO(unsigned int class, unsigned int domain,
 		     const struct afa_stream_id *id,
 		     const struct afa_ctl_input *in,
 		     const struct afa_ctl_trace *tr),
-	    TP_ARGS(class, node, id, in, tr),
+	    TP_ARGS(class, domain, id, in, tr),
 	    TP_STRUCT__entry(__field(unsigned int, class)
 			     __field(unsigned int, node)
+			     __field(unsigned int, core)
+			     __field(int, stream)
 			     __field(pid_t, pid)
 			     __field(dev_t, dev)
 			     __field(u64, ino)
@@ -145,7 +160,9 @@ TRACE_EVENT(afa_ctl_step,
 			     __field(int, reason)
 	    ),
 	    TP_fast_assign(__entry->class = class;
-			   __entry->node = node;
+			   __entry->node = afa_domain_node(domain);
+			   __entry->core = afa_domain_core(domain);
+			   __entry->stream = id->slot;
 			   __entry->pid = id->tgid;
 			   __entry->dev = id->dev;
 			   __entry->ino = id->ino;
@@ -165,8 +182,9 @@ TRACE_EVENT(afa_ctl_step,
 			   __entry->new_order = tr->new_order;
 			   __entry->reason = tr->reason;
 	    ),
-	    TP_printk("class=%s node=%u pid=%d dev=%u:%u ino=%llu faults=%u sampled=%u used=%u hits=%u usefulness=%u usefulness_avg=%u rate_weight=%u error=%d p=%d i=%d d=%d output=%d order=%u new_order=%u reason=%s",
+	    TP_printk("class=%s node=%u core=%s stream=%d pid=%d dev=%u:%u ino=%llu faults=%u sampled=%u used=%u hits=%u usefulness=%u usefulness_avg=%u rate_weight=%u error=%d p=%d i=%d d=%d output=%d order=%u new_order=%u reason=%s",
 		      afa_show_class(__entry->class), __entry->node,
+		      afa_show_core(__entry->core), __entry->stream,
 		      __entry->pid, MAJOR(__entry->dev), MINOR(__entry->dev),
 		      __entry->ino, __entry->faults, __entry->sampled,
 		      __entry->used, __entry->hits, __entry->usefulness,
@@ -178,12 +196,14 @@ TRACE_EVENT(afa_ctl_step,
 
 /* afa_order_change - the window of a class or a stream changed. */
 TRACE_EVENT(afa_order_change,
-	    TP_PROTO(unsigned int class, unsigned int node,
+	    TP_PROTO(unsigned int class, unsigned int domain,
 		     const struct afa_stream_id *id, u32 old, u32 new,
 		     int reason),
-	    TP_ARGS(class, node, id, old, new, reason),
+	    TP_ARGS(class, domain, id, old, new, reason),
 	    TP_STRUCT__entry(__field(unsigned int, class)
 			     __field(unsigned int, node)
+			     __field(unsigned int, core)
+			     __field(int, stream)
 			     __field(pid_t, pid)
 			     __field(dev_t, dev)
 			     __field(u64, ino)
@@ -194,7 +214,9 @@ TRACE_EVENT(afa_order_change,
 			     __field(int, reason)
 	    ),
 	    TP_fast_assign(__entry->class = class;
-			   __entry->node = node;
+			   __entry->node = afa_domain_node(domain);
+			   __entry->core = afa_domain_core(domain);
+			   __entry->stream = id->slot;
 			   __entry->pid = id->tgid;
 			   __entry->dev = id->dev;
 			   __entry->ino = id->ino;
@@ -204,8 +226,9 @@ TRACE_EVENT(afa_order_change,
 			   __entry->new_bytes = afa_order_to_bytes(new, PAGE_SHIFT);
 			   __entry->reason = reason;
 	    ),
-	    TP_printk("class=%s node=%u pid=%d dev=%u:%u ino=%llu old=%u new=%u old_bytes=%llu new_bytes=%llu reason=%s",
+	    TP_printk("class=%s node=%u core=%s stream=%d pid=%d dev=%u:%u ino=%llu old=%u new=%u old_bytes=%llu new_bytes=%llu reason=%s",
 		      afa_show_class(__entry->class), __entry->node,
+		      afa_show_core(__entry->core), __entry->stream,
 		      __entry->pid, MAJOR(__entry->dev), MINOR(__entry->dev),
 		      __entry->ino, __entry->old, __entry->new,
 		      __entry->old_bytes, __entry->new_bytes,
@@ -217,11 +240,13 @@ TRACE_EVENT(afa_order_change,
  * left it (evict, after being idle).
  */
 TRACE_EVENT(afa_stream,
-	    TP_PROTO(unsigned int class, unsigned int node,
+	    TP_PROTO(unsigned int class, unsigned int domain,
 		     const struct afa_stream_id *id, u32 order, bool added),
-	    TP_ARGS(class, node, id, order, added),
+	    TP_ARGS(class, domain, id, order, added),
 	    TP_STRUCT__entry(__field(unsigned int, class)
 			     __field(unsigned int, node)
+			     __field(unsigned int, core)
+			     __field(int, stream)
 			     __field(pid_t, pid)
 			     __field(dev_t, dev)
 			     __field(u64, ino)
@@ -229,18 +254,60 @@ TRACE_EVENT(afa_stream,
 			     __field(bool, added)
 	    ),
 	    TP_fast_assign(__entry->class = class;
-			   __entry->node = node;
+			   __entry->node = afa_domain_node(domain);
+			   __entry->core = afa_domain_core(domain);
+			   __entry->stream = id->slot;
 			   __entry->pid = id->tgid;
 			   __entry->dev = id->dev;
 			   __entry->ino = id->ino;
 			   __entry->order = order;
 			   __entry->added = added;
 	    ),
-	    TP_printk("class=%s node=%u pid=%d dev=%u:%u ino=%llu order=%u action=%s",
+	    TP_printk("class=%s node=%u core=%s stream=%d pid=%d dev=%u:%u ino=%llu order=%u action=%s",
 		      afa_show_class(__entry->class), __entry->node,
+		      afa_show_core(__entry->core), __entry->stream,
 		      __entry->pid, MAJOR(__entry->dev), MINOR(__entry->dev),
 		      __entry->ino, __entry->order,
 		      __entry->added ? "new" : "evict")
+);
+
+TRACE_DEFINE_ENUM(AFA_PICK_IDLE_CORE);
+TRACE_DEFINE_ENUM(AFA_PICK_IDLE_CPU);
+TRACE_DEFINE_ENUM(AFA_PICK_PREVIOUS);
+TRACE_DEFINE_ENUM(AFA_PICK_FALLBACK_LOCAL);
+
+/*
+ * afa_work_cpu - where the next period's work will run, and why: an idle
+ * whole core, an idle CPU, the previous CPU still idle, or the local CPU
+ * when nothing is idle.  idle_permille is the chosen CPU's idle share of
+ * the last period.
+ */
+TRACE_EVENT(afa_work_cpu,
+	    TP_PROTO(unsigned int cpu, unsigned int prev, unsigned int local,
+		     int reason, const struct afa_cpu_idle *idle),
+	    TP_ARGS(cpu, prev, local, reason, idle),
+	    TP_STRUCT__entry(__field(int, cpu)
+			     __field(int, prev)
+			     __field(int, local)
+			     __field(int, reason)
+			     __field(u32, idle_permille)
+	    ),
+	    TP_fast_assign(__entry->cpu = cpu;
+			   __entry->prev = prev == AFA_PICK_NO_CPU ? -1 : prev;
+			   __entry->local = local;
+			   __entry->reason = reason;
+			   __entry->idle_permille = idle ?
+				afa_ratio_permille(afa_ratio(idle->idle_us,
+							     idle->wall_us)) : 0;
+	    ),
+	    TP_printk("cpu=%d prev=%d local=%d reason=%s idle_permille=%u",
+		      __entry->cpu, __entry->prev, __entry->local,
+		      __print_symbolic(__entry->reason,
+				       { AFA_PICK_IDLE_CORE, "idle_core" },
+				       { AFA_PICK_IDLE_CPU, "idle_cpu" },
+				       { AFA_PICK_PREVIOUS, "previous" },
+				       { AFA_PICK_FALLBACK_LOCAL, "fallback_local" }),
+		      __entry->idle_permille)
 );
 
 /* afa_param - an accepted write to a module parameter. */

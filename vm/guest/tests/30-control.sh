@@ -115,25 +115,24 @@ pk=$(awk '/afa_param: *name=kp/ { after = 1 }
 echo "effective kp in afa_ctl_step before and after the write: $pk"
 check "afa_ctl_step shows P = kp * error, with kp 512 then 2048 ($pk)" \
 	test "$pk" = "512 2048"
-# every stream in the stats file shows the order of its last traced
-# decision (afa_stream new, or afa_order_change)
+# every stream (slot) in the stats file shows the order of its last
+# traced decision (afa_stream new, or afa_order_change)
 cmp=$(awk '
 	FNR == NR && /afa_order_change|afa_stream:/ {
 		delete v
 		for (i = 1; i <= NF; i++) { split($i, f, "="); v[f[1]] = f[2] }
-		k = v["class"] " " v["pid"] " " v["ino"]
-		if (v["pid"] == 0) next
-		if (v["action"] == "evict") delete last[k]
-		else last[k] = ("new" in v) ? v["new"] : v["order"]
+		if (v["stream"] < 0) next
+		if (v["action"] == "evict") delete last[v["stream"]]
+		else last[v["stream"]] = ("new" in v) ? v["new"] : v["order"]
 		next
 	}
 	FNR == NR { next }
 	$1 == "stream" { for (i = 1; i <= NF; i++) col[$i] = i; on = 1; next }
-	on && (($col["class"] " " $col["pid"] " " $col["ino"]) in last) {
+	on && ($col["stream"] in last) {
 		n++
-		if (last[$col["class"] " " $col["pid"] " " $col["ino"]] != $col["order"]) {
+		if (last[$col["stream"]] != $col["order"]) {
 			bad++
-			print "mismatch: " $0 " traced " last[$col["class"] " " $col["pid"] " " $col["ino"]] >"/dev/stderr"
+			print "mismatch: " $0 " traced " last[$col["stream"]] >"/dev/stderr"
 		}
 	}
 	END { printf "%d %d", n, bad }' /tmp/kp.txt /tmp/stats.txt)

@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Topology plumbing: the domain of each CPU (NUMA node and core type),
+ * and the CPU the period worker runs on next.
+ *
+ * Core type comes from the CPU's capacity: CPUs below the largest
+ * capacity of the system are "little" (hybrid E cores, big.LITTLE).
+ *
+ * The worker moves to an idle CPU, chosen by topology_pick.c from idle
+ * time deltas (get_cpu_idle_time_us()), the online mask and the
+ * housekeeping CPUs (isolcpus, nohz_full are never chosen), preferring a
+ * whole idle core (on POWER big cores, a whole idle small core).  With no
+ * idle CPU it stays where it is.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/cpu.h>
+#include <linux/cpumask.h>
+#include <linux/sched/isolation.h>
+#include <linux/sched/topology.h>
+#include <linux/slab.h>
+#include <linux/tick.h>
+#include <linux/topology.h>
+#include "afa.h"
+#include "topology.h"
+#include "topology_pick.h"
+#include "trace.h"
+
+DEFINE_PER_CPU(u16, afa_cpu_domain);
+unsigned int afa_nr_domains;
+
+/* Idle time and its clock at the last pick, per CPU; worker only. */
+static struct afa_cpu_idle *afa_idle_seen;
+static struct afa_cpu_idle *afa_idle_delta;
+static unsigned int afa_work_prev = AFA_PICK_NO_CPU;
+
+static const char * const afa_core_names[AFA_NR_CORE_TYPES] = {
+	[AFA_CORE_BIG]		= "big",
+	[AFA_CORE_LITTLE]	= "little",
+};
+
+/** afa_core_name() - "big" or "little" */
+const char *afa_core_name(unsigned int core)
+{
+	return core < AFA_NR_CORE_TYPES ? afa_core_names[core] : "invalid";
+}
+
+/**
+ * afa_domain_online() - does any online CPU belong to @domain
+ * @domain:	0 .. afa_nr_domains - 1
+ *
+ * Return: true if so; stats show only such domains.
+ */
+bool afa_domain_online(unsigned int domain)
+{
+	int cpu;
+
+	for_each_online_cpu(cpu)
+		if (per_cpu(afa_cpu_domain, cpu) == domain)
+			return true;
+	return false;
+}
+
+/**
+ * afa_topology_refresh() - recompute the domain of every CPU
+ *
+ * Capacities can change when CPUs come and go; called at load and by the
+ * period worker.  A CPU changing domain keeps its counters, which then
+ * count in the new domain from the next fold on.
+ */
+void afa_topology_refresh(void)
+{
+	unsigned long cap, max_cap = 0;
+	unsigned int core;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		max_cap = max(max_cap, arch_scale_cpu_capacity(cpu));
+	for_each_possible_cpu(cpu) {
+		cap = arch_scale_cpu_capacity(cpu);
+		core = cap < max_cap ? AFA_CORE_LITTLE : AFA_CORE_BIG;
+		WRITE_ONCE(per_cpu(afa_cpu_domain, cpu),
+			   cpu_to_node(cpu) * AFA_NR_CORE_TYPES + core);
+	}
+}
+
+/* Idle and wall time of every online CPU since the last call. */
+static void afa_idle_deltas(void)
+{
+	struct afa_cpu_idle now;
+	u64 idle;
+	int cpu;
+
+	memset(afa_idle_delta, 0, nr_cpu_ids * sizeof(*afa_idle_delta));
+	for_each_online_cpu(cpu) {
+		idle = get_cpu_idle_time_us(cpu, &now.wall_us);
+		if (idle == (u64)-1)
+			continue;	/* no NOHZ: no figure, not idle */
+		now.idle_us = idle;
+		if (afa_idle_seen[cpu].wall_us &&
+		    now.wall_us > afa_idle_seen[cpu].wall_us) {
+			afa_idle_delta[cpu].wall_us =
+				now.wall_us - afa_idle_seen[cpu].wall_us;
+			afa_idle_delta[cpu].idle_us =
+				now.idle_us - afa_idle_seen[cpu].idle_us;
+		}
+		afa_idle_seen[cpu] = now;
+	}
+}
+
+/**
+ * afa_work_cpu() - the CPU the period worker should run on next
+ *
+ * Traces afa_work_cpu with the choice and its reason.
+ *
+ * Return: a CPU number; the current CPU when nothing is idle.
+ */
+int afa_work_cpu(void)
+{
+	unsigned int local = raw_smp_processor_id(), cpu;
+	enum afa_pick_reason reason;
+	cpumask_var_t allowed;
+
+	if (!zalloc_cpumask_var(&allowed, GFP_KERNEL))
+		return local;
+	cpumask_and(allowed, housekeeping_cpumask(HK_TYPE_DOMAIN),
+		    housekeeping_cpumask(HK_TYPE_WQ));
+	cpus_read_lock();
+	afa_idle_deltas();
+	cpu = afa_pick_work_cpu(cpu_online_mask, allowed, afa_idle_delta,
+				afa_work_prev, local, &reason);
+	cpus_read_unlock();
+	free_cpumask_var(allowed);
+	trace_afa_work_cpu(cpu, afa_work_prev, local, reason,
+			   cpu < nr_cpu_ids ? &afa_idle_delta[cpu] : NULL);
+	afa_work_prev = cpu;
+	return cpu;
+}
+
+int afa_topology_init(void)
+{
+	afa_nr_domains = nr_node_ids * AFA_NR_CORE_TYPES;
+	afa_idle_seen = kcalloc(nr_cpu_ids, sizeof(*afa_idle_seen),
+				GFP_KERNEL);
+	afa_idle_delta = kcalloc(nr_cpu_ids, sizeof(*afa_idle_delta),
+				 GFP_KERNEL);
+	if (!afa_idle_seen || !afa_idle_delta) {
+		afa_topology_exit();
+		return -ENOMEM;
+	}
+	afa_topology_refresh();
+	return 0;
+}
+
+void afa_topology_exit(void)
+{
+	kfree(afa_idle_seen);
+	kfree(afa_idle_delta);
+	afa_idle_seen = NULL;
+	afa_idle_delta = NULL;
+}

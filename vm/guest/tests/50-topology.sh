@@ -1,0 +1,103 @@
+# SPDX-License-Identifier: GPL-2.0
+# Topology (issue 5): per-domain state in stats, the period work moved to
+# an idle core, CPU hotplug during a workload.  The host boots this suite
+# with SMT (AFA_VM_SMP) and two NUMA nodes; what it checks adapts to the
+# topology it finds.
+. /guest/lib.sh
+
+f=/mnt/seq64
+make_file $f 64
+ncpu=$(nproc)
+nodes=$(ls -d /sys/devices/system/node/node[0-9]* 2>/dev/null | wc -l)
+smt=$(cat /sys/devices/system/cpu/cpu0/topology/thread_siblings_list)
+echo "topology: $ncpu CPUs, $nodes nodes, cpu0 siblings $smt"
+
+modprobe autofaultaround period_ms=50 sample_every=1
+
+# per-domain rows: one block of classes per node (and core type)
+rows=$(awk '$1 == "class" { on = 1; next } /^#/ { on = 0 } on' $STATS | wc -l)
+check "stats has one row per class and domain ($rows rows, $nodes nodes)" \
+	test "$rows" = $((7 * nodes))
+check "stats rows name node and core type" \
+	sh -c "awk '\$1 == \"exec\"' $STATS | grep -q ' big '"
+
+# a workload pinned to the last CPU counts in that CPU's domain
+last=$((ncpu - 1))
+lnode=$(ls -d /sys/devices/system/cpu/cpu$last/node[0-9]* 2>/dev/null | sed 's/.*node//')
+lnode=${lnode:-0}
+taskset -c $last afa-work -S -p seq $f >/dev/null
+sleep 0.2
+got=$(awk -v n="$lnode" '$1 == "class" { for (i = 1; i <= NF; i++) col[$i] = i }
+	$1 == "shared" && $2 == n { print $col["faults"] }' $STATS)
+echo "shared faults in node $lnode after a run pinned to CPU $last: $got"
+check "faults count in the domain of the faulting CPU (node $lnode: $got >= 1024)" \
+	test "${got:-0}" -ge 1024
+
+# the work lands on an idle core: with the machine idle, the pick is an
+# idle core (or the previous CPU, still idle) and never the fallback
+trace-cmd record -q -e autofaultaround:afa_work_cpu -o /tmp/work.dat sleep 1 >/dev/null
+trace-cmd report -i /tmp/work.dat 2>/dev/null >/tmp/work.txt
+n=$(grep -c 'afa_work_cpu:' /tmp/work.txt)
+idle=$(grep -c 'reason=\(idle_core\|previous\)' /tmp/work.txt)
+echo "afa_work_cpu: $n events, $idle on an idle core or the previous idle CPU"
+grep 'afa_work_cpu:' /tmp/work.txt | tail -n 3
+check "the work runs on an idle core when the machine is idle ($idle of $n)" \
+	test "$n" -gt 5 -a $((idle * 10)) -ge $((n * 8))
+# with both threads of CPU 0's core busy, the work moves to another,
+# idle core
+if [ "$(echo "$smt" | tr ',-' '  ' | wc -w)" -ge 2 ] && [ "$ncpu" -ge 4 ]; then
+	for c in $(echo "$smt" | tr ',-' '  '); do
+		taskset -c "$c" sh -c 'while :; do :; done' &
+	done
+	sleep 0.3
+	trace-cmd record -q -e autofaultaround:afa_work_cpu -o /tmp/core.dat sleep 1 >/dev/null
+	kill $(jobs -p) 2>/dev/null
+	wait 2>/dev/null
+	trace-cmd report -i /tmp/core.dat 2>/dev/null >/tmp/core.txt
+	n=$(grep -c 'afa_work_cpu:' /tmp/core.txt)
+	away=$(awk -v s=" $(echo "$smt" | tr ',-' '  ') " '/afa_work_cpu:/ {
+		for (i = 1; i <= NF; i++) if ($i ~ /^cpu=/) c = substr($i, 5)
+		if (index(s, " " c " ") == 0) n++ } END { print n + 0 }' /tmp/core.txt)
+	grep 'afa_work_cpu:' /tmp/core.txt | tail -n 2
+	check "with core of CPU 0 busy, the work runs on another core ($away of $n)" \
+		test "$n" -gt 5 -a $((away * 10)) -ge $((n * 8))
+fi
+
+# with every CPU busy, it falls back to staying where it is
+for i in $(seq 1 "$ncpu"); do
+	(while :; do :; done) &
+done
+sleep 0.3
+trace-cmd record -q -e autofaultaround:afa_work_cpu -o /tmp/busy.dat sleep 1 >/dev/null
+kill $(jobs -p) 2>/dev/null
+wait 2>/dev/null
+trace-cmd report -i /tmp/busy.dat 2>/dev/null >/tmp/busy.txt
+n=$(grep -c 'afa_work_cpu:' /tmp/busy.txt)
+fb=$(grep -c 'reason=fallback_local' /tmp/busy.txt)
+check "with every CPU busy the work stays local ($fb of $n fall back)" \
+	test "$n" -gt 0 -a $((fb * 2)) -ge "$n"
+
+# CPU offline/online cycles during a workload
+if [ -w /sys/devices/system/cpu/cpu1/online ]; then
+	(afa-work -p seq -n 20 -H 20 $f; afa-work -p stride -n 20 -H 20 $f) >/dev/null &
+	w=$!
+	bad=0
+	for i in $(seq 1 10); do
+		for c in /sys/devices/system/cpu/cpu[1-9]*/online; do
+			echo 0 >"$c" || bad=1
+		done
+		sleep 0.05
+		for c in /sys/devices/system/cpu/cpu[1-9]*/online; do
+			echo 1 >"$c" || bad=1
+		done
+		sleep 0.05
+	done
+	wait $w
+	check "10 offline/online cycles of every secondary CPU during a workload" test $bad = 0
+	check "all CPUs online again" test "$(nproc)" = "$ncpu"
+else
+	fail "CPU hotplug: /sys/devices/system/cpu/cpu1/online not writable"
+fi
+check "stats still readable after hotplug" test -n "$(stat_col shared faults)"
+rmmod autofaultaround
+check "dmesg has no kernel report after the topology tests" dmesg_clean
