@@ -25,6 +25,7 @@
 #include <linux/sched/mm.h>
 #include "afa.h"
 #include "arch.h"
+#include "compat.h"
 #include "stream.h"
 #include "topology.h"
 

@@ -63,3 +63,4 @@ module_exit(afa_exit);
 MODULE_DESCRIPTION("Self-tuning page-cache fault-around");
 MODULE_AUTHOR("autofaultaround developers");
 MODULE_LICENSE("GPL");
+MODULE_VERSION("0.1");

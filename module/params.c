@@ -86,7 +86,7 @@ module_param_cb(ewma_shift, &afa_law_ops, &afa_law.ewma_shift, 0644);
 MODULE_PARM_DESC(ewma_shift, "Smoothing: a new period weighs 1/2^shift, 0..16 (2)");
 
 module_param_cb(min_samples, &afa_law_ops, &afa_law.min_samples, 0644);
-MODULE_PARM_DESC(min_samples, "Sampled pages a period needs to move, >= 1 (64)");
+MODULE_PARM_DESC(min_samples, "Sampled pages a period needs to move, >= 1 (16)");
 
 module_param_cb(min_order, &afa_law_ops, &afa_law.min_order, 0644);
 MODULE_PARM_DESC(min_order, "Smallest window order (2^order pages) (0)");

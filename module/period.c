@@ -236,12 +236,13 @@ int afa_period_init(void)
 }
 
 /*
- * Stop the worker for good.  The probes must be gone already, so that no
- * new sample can hold an mm: the remaining ones are dropped unchecked.
+ * Stop the worker for good (cancel_delayed_work_sync() also stops a work
+ * that requeues itself).  The probes must be gone already, so that no new
+ * sample can hold an mm: the remaining ones are dropped unchecked.
  */
 void afa_period_exit(void)
 {
-	disable_delayed_work_sync(&afa_period_work);
+	cancel_delayed_work_sync(&afa_period_work);
 	mutex_lock(&afa_fig_lock);
 	afa_access_check(true);
 	mutex_unlock(&afa_fig_lock);

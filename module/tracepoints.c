@@ -3,11 +3,14 @@
  * Attach to the kernel's own tracepoints.  Their structs are not
  * exported: for_each_kernel_tracepoint() finds them by name.  A kernel
  * without one (6.1 has no filemap tracepoints) still runs the module:
- * init logs once which signal is missing and what stands in for it.
+ * init logs once which signal is missing and what stands in for it.  The
+ * ->fault count, which tells that fault-around was turned off, then
+ * comes from a kprobe on filemap_fault() instead.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/fs.h>
+#include <linux/kprobes.h>
 #include <linux/tracepoint.h>
 #include "afa.h"
 
@@ -30,10 +33,23 @@ static void afa_tp_user_fault(void *data, unsigned long address,
 	this_cpu_inc(afa_count.user_faults);
 }
 
+/* Stand-in for mm_filemap_fault: the same count, from a kprobe. */
+static int afa_kp_filemap_fault(struct kprobe *kp, struct pt_regs *regs)
+{
+	this_cpu_inc(afa_count.filemap_faults);
+	return 0;
+}
+
+static struct kprobe afa_filemap_fault_kp = {
+	.symbol_name	= "filemap_fault",
+	.pre_handler	= afa_kp_filemap_fault,
+};
+
 struct afa_tp {
 	const char *name;	/* tracepoint name, without its system */
 	void *probe;		/* our handler */
 	const char *without;	/* what the figures lose without it */
+	struct kprobe *stand_in; /* registered when the tracepoint is missing */
 	struct tracepoint *tp;	/* found, and registered, when non-NULL */
 };
 
@@ -41,10 +57,32 @@ static struct afa_tp afa_tps[] = {
 	{ "mm_filemap_map_pages", afa_tp_map_pages,
 	  "the nonempty figure (windows that mapped a page) stays 0" },
 	{ "mm_filemap_fault", afa_tp_filemap_fault,
-	  "->fault calls are not counted; misses come from map_pages only" },
+	  "->fault calls are counted by a kprobe on filemap_fault instead",
+	  &afa_filemap_fault_kp },
 	{ "page_fault_user", afa_tp_user_fault,
 	  "all-user-fault counts are not available" },
 };
+
+/* Without the tracepoint, try its kprobe stand-in, and say which. */
+static void afa_tp_missing(struct afa_tp *t)
+{
+	int err;
+
+	if (!t->stand_in) {
+		pr_info("no tracepoint %s on this kernel: %s\n", t->name,
+			t->without);
+		return;
+	}
+	err = register_kprobe(t->stand_in);
+	if (!err) {
+		pr_info("no tracepoint %s on this kernel: %s\n", t->name,
+			t->without);
+		return;
+	}
+	pr_info("no tracepoint %s on this kernel, and no kprobe on %s (error %d): its figure stays 0\n",
+		t->name, t->stand_in->symbol_name, err);
+	t->stand_in = NULL;
+}
 
 static void afa_tp_find(struct tracepoint *tp, void *priv)
 {
@@ -69,10 +107,10 @@ void afa_tracepoints_init(void)
 	for_each_kernel_tracepoint(afa_tp_find, NULL);
 	for (t = afa_tps; t < afa_tps + ARRAY_SIZE(afa_tps); t++) {
 		if (!t->tp) {
-			pr_info("no tracepoint %s on this kernel: %s\n",
-				t->name, t->without);
+			afa_tp_missing(t);
 			continue;
 		}
+		t->stand_in = NULL;
 		err = tracepoint_probe_register(t->tp, t->probe, NULL);
 		if (err) {
 			pr_warn("cannot attach to tracepoint %s (error %d): %s\n",
@@ -91,6 +129,8 @@ void afa_tracepoints_exit(void)
 	for (t = afa_tps; t < afa_tps + ARRAY_SIZE(afa_tps); t++) {
 		if (t->tp)
 			tracepoint_probe_unregister(t->tp, t->probe, NULL);
+		if (t->stand_in)
+			unregister_kprobe(t->stand_in);
 		t->tp = NULL;
 	}
 	tracepoint_synchronize_unregister();

@@ -13,16 +13,20 @@ passed=0
 failed=0
 summary=()
 
+# phase NAME[:LABEL] COMMAND...: LABEL is what the command's count lines
+# start with, NAME by default.
 phase() {
-	local name=$1 log=build/check-$1.log rc line p f
+	local name=${1%%:*} label=${1#*:} log=build/check-${1%%:*}.log rc line p f
 	shift
 	echo "=== $name: $*"
 	"$@" 2>&1 | tee "$log"
 	rc=${PIPESTATUS[0]}
-	line=$(grep -E "^$name: [0-9]+ passed, [0-9]+ failed$" "$log" | tail -n 1)
+	# a phase may print several such lines (one per VM boot): add them up
+	line=$(grep -E "^$label: [0-9]+ passed, [0-9]+ failed$" "$log" |
+	       awk '{ p += $2; f += $4 } END { if (NR) print p, f }')
 	if [ -n "$line" ]; then
-		p=$(echo "$line" | awk '{ print $2 }')
-		f=$(echo "$line" | awk '{ print $4 }')
+		p=${line% *}
+		f=${line#* }
 		[ "$rc" -ne 0 ] && [ "$f" -eq 0 ] && f=1
 	elif [ "$rc" -eq 0 ]; then
 		p=1 f=0
@@ -31,23 +35,31 @@ phase() {
 	fi
 	passed=$((passed + p))
 	failed=$((failed + f))
-	summary+=("$(printf '%-12s %4d passed, %d failed' "$name" "$p" "$f")")
+	summary+=("$(printf '%-14s %4d passed, %d failed' "$name" "$p" "$f")")
 }
 
-# The module must build without a single warning at W=1.
+# The module must build without a single warning at W=1, for 6.12 and 6.1.
 build_w1() {
-	make -s modules KDIR="/lib/modules/$(scripts/kver.sh 6.12)/build" \
-		W=1 >build/w1.log 2>&1
-	local rc=$?
-	cat build/w1.log
-	[ "$rc" -eq 0 ] && ! grep -q 'warning:' build/w1.log
+	local series kver rc=0
+	for series in 6.12 6.1; do
+		kver=$(scripts/kver.sh $series)
+		[ -n "$kver" ] || { echo "no Debian $series headers: make deps"; rc=1; continue; }
+		echo "W=1 build against $kver"
+		make -s modules KDIR="/lib/modules/$kver/build" W=1 >build/w1.log 2>&1 || rc=1
+		cat build/w1.log
+		! grep -q 'warning:' build/w1.log || rc=1
+	done
+	return $rc
 }
 
 phase build-w1 build_w1
 phase userspace make -s userspace
+phase afa-stat-test userspace/tests/afa-stat-test.sh
 phase checkpatch scripts/checkpatch.sh
 phase kunit scripts/kunit.sh
-phase vmtest make -s vmtest
+phase dkms scripts/dkms-test.sh
+phase vmtest-6.12:vmtest make -s vmtest KVER="$(scripts/kver.sh 6.12)"
+phase vmtest-6.1:vmtest make -s vmtest KVER="$(scripts/kver.sh 6.1)"
 
 echo
 echo "=== summary"

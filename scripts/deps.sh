@@ -14,6 +14,12 @@ pkgs=(
 	gcc make libc6-dev kmod
 	# the test VM
 	qemu-system-x86 busybox-static trace-cmd e2fsprogs cpio xz-utils
+	# make bench: the plots in docs/bench/
+	gnuplot-nox
+	# afa-stat's tests: its man page must render cleanly
+	groff-base
+	# DKMS packaging, and Debian 12's default 6.1 kernel (compatibility)
+	dkms linux-image-amd64 linux-headers-amd64
 )
 
 missing=()

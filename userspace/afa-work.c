@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * afa-work: touch a file mapping in a chosen pattern and report the
- * minor faults it took, the signal fault-around changes.
+ * minor faults it took, the signal fault-around changes.  With -t N, N
+ * threads share each pass's mapping and split its touches.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -36,6 +38,7 @@ struct opts {
 	int shared;		/* MAP_SHARED instead of MAP_PRIVATE */
 	unsigned int seed;	/* PAT_RAND */
 	unsigned int hold_ms;	/* keep the mapping this long afterwards */
+	unsigned int threads;	/* threads sharing each pass */
 	const char *path;
 };
 
@@ -60,6 +63,7 @@ static const struct option long_opts[] = {
 	{ "shared", no_argument, NULL, 'S' },
 	{ "seed", required_argument, NULL, 'r' },
 	{ "hold-ms", required_argument, NULL, 'H' },
+	{ "threads", required_argument, NULL, 't' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -75,9 +79,13 @@ static void usage(FILE *f)
 	      "  -S, --shared         MAP_SHARED instead of MAP_PRIVATE\n"
 	      "  -r, --seed N         seed of the random order (1)\n"
 	      "  -H, --hold-ms MS     keep the mapping MS milliseconds afterwards (0)\n"
+	      "  -t, --threads N      N threads split each pass's touches (1)\n"
 	      "Each pass maps FILE read-only (at the address of the previous pass\n"
 	      "when free), reads one byte per touched page, holds the mapping and\n"
-	      "unmaps it, then prints: phase=N pass=N pages=N minflt=N ns=N\n", f);
+	      "unmaps it, then prints: phase=N pass=N pages=N minflt=N ns=N\n"
+	      "minflt counts the whole process (getrusage RUSAGE_SELF); ns is the\n"
+	      "wall time of the touches, from the first thread's start to the\n"
+	      "last one's end.\n", f);
 }
 
 static unsigned long parse_ulong(const char *s, const char *what)
@@ -115,8 +123,8 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 	int c;
 
 	*o = (struct opts){ .stride = 2 << 20, .advice = MADV_NORMAL,
-			    .seed = 1 };
-	while ((c = getopt_long(argc, argv, "p:n:s:a:Sr:H:h", long_opts, NULL)) != -1) {
+			    .seed = 1, .threads = 1 };
+	while ((c = getopt_long(argc, argv, "p:n:s:a:Sr:H:t:h", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			add_phase(o, optarg);
@@ -148,6 +156,11 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 			break;
 		case 'H':
 			o->hold_ms = parse_ulong(optarg, "hold time");
+			break;
+		case 't':
+			o->threads = parse_ulong(optarg, "threads");
+			if (o->threads < 1 || o->threads > 256)
+				fatal("threads must be 1..256");
 			break;
 		case 'h':
 			usage(stdout);
@@ -204,37 +217,93 @@ static size_t *random_order(size_t n, unsigned int seed)
 	return idx;
 }
 
-static size_t touch(const volatile char *p, size_t len, const struct opts *o,
-		    enum pattern pattern, size_t page)
+/* One pass's touches, split between its threads. */
+struct job {
+	const volatile char *map;
+	size_t nr;		/* touches in the pass */
+	size_t step;		/* bytes per unit of index: a page, or the stride */
+	const size_t *idx;	/* page order (PAT_RAND), or NULL: in order */
+	unsigned int threads;
+	int quit;		/* workers return */
+};
+
+static struct job job;
+static pthread_barrier_t job_start, job_done;
+
+/* Thread @i makes touches [nr * i / threads, nr * (i + 1) / threads). */
+static size_t touch(const struct job *j, unsigned int i)
 {
-	size_t n = len / page, i, touched = 0;
-	size_t *idx;
+	size_t k = j->nr * i / j->threads;
+	size_t end = j->nr * (i + 1) / j->threads;
 	char sum = 0;
 
-	switch (pattern) {
-	case PAT_SEQ:
-		for (i = 0; i < n; i++, touched++)
-			sum += p[i * page];
-		break;
-	case PAT_STRIDE:
-		for (i = 0; i < len; i += o->stride, touched++)
-			sum += p[i];
-		break;
-	case PAT_RAND:
-		idx = random_order(n, o->seed);
-		for (i = 0; i < n; i++, touched++)
-			sum += p[idx[i] * page];
-		free(idx);
-		break;
-	}
+	for (; k < end; k++)
+		sum += j->map[(j->idx ? j->idx[k] : k) * j->step];
 	(void)sum;
-	return touched;
+	return j->nr * (i + 1) / j->threads - j->nr * i / j->threads;
+}
+
+static void *worker(void *arg)
+{
+	unsigned int i = (uintptr_t)arg;
+
+	for (;;) {
+		pthread_barrier_wait(&job_start);
+		if (job.quit)
+			return NULL;
+		touch(&job, i);
+		pthread_barrier_wait(&job_done);
+	}
+}
+
+/* All threads make the pass's touches; the caller is thread 0. */
+static void run_job(void)
+{
+	if (job.threads > 1)
+		pthread_barrier_wait(&job_start);
+	touch(&job, 0);
+	if (job.threads > 1)
+		pthread_barrier_wait(&job_done);
+}
+
+/*
+ * Start threads 1..threads-1 and run one empty job, so that their own
+ * start-up faults (stack, TLS) land before the first pass is counted.
+ */
+static void start_threads(unsigned int threads)
+{
+	pthread_t tid;
+	unsigned int i;
+	int err;
+
+	job.threads = threads;
+	if (threads < 2)
+		return;
+	if (pthread_barrier_init(&job_start, NULL, threads) ||
+	    pthread_barrier_init(&job_done, NULL, threads))
+		fatal("pthread_barrier_init failed");
+	for (i = 1; i < threads; i++) {
+		err = pthread_create(&tid, NULL, worker, (void *)(uintptr_t)i);
+		if (err)
+			fatal("pthread_create: %s", strerror(err));
+		pthread_detach(tid);
+	}
+	run_job();
+}
+
+static void stop_threads(void)
+{
+	job.quit = 1;
+	if (job.threads > 1)
+		pthread_barrier_wait(&job_start);
 }
 
 /* One pass: map, touch, report, hold, unmap. */
 static void *run_pass(const struct opts *o, int fd, size_t len, void *hint,
-		      unsigned int phase, unsigned int pass)
+		      const size_t *rand_idx, unsigned int phase,
+		      unsigned int pass)
 {
+	enum pattern pattern = o->phase[phase].pattern;
 	size_t page = sysconf(_SC_PAGESIZE), touched;
 	long flt0, flt1;
 	uint64_t t0, t1;
@@ -246,10 +315,16 @@ static void *run_pass(const struct opts *o, int fd, size_t len, void *hint,
 		fatal("mmap %s: %s", o->path, strerror(errno));
 	if (madvise(map, len, o->advice))
 		fatal("madvise: %s", strerror(errno));
+	job.map = map;
+	job.idx = pattern == PAT_RAND ? rand_idx : NULL;
+	job.step = pattern == PAT_STRIDE ? o->stride : page;
+	job.nr = pattern == PAT_STRIDE ? (len + o->stride - 1) / o->stride :
+					 len / page;
+	touched = job.nr;
 
 	flt0 = minflt_now();
 	t0 = now_ns();
-	touched = touch(map, len, o, o->phase[phase].pattern, page);
+	run_job();
 	t1 = now_ns();
 	flt1 = minflt_now();
 
@@ -266,6 +341,7 @@ int main(int argc, char **argv)
 {
 	size_t page = sysconf(_SC_PAGESIZE);
 	unsigned int phase, pass;
+	size_t *rand_idx = NULL;
 	void *hint = NULL;
 	struct opts o;
 	struct stat st;
@@ -280,9 +356,18 @@ int main(int argc, char **argv)
 	if (st.st_size < (off_t)page)
 		fatal("%s: smaller than one page", o.path);
 
+	/* the random order is drawn once, outside the measured touches */
+	for (phase = 0; phase < o.nr_phases; phase++)
+		if (o.phase[phase].pattern == PAT_RAND && !rand_idx)
+			rand_idx = random_order(st.st_size / page, o.seed);
+	start_threads(o.threads);
+
 	for (phase = 0; phase < o.nr_phases; phase++)
 		for (pass = 0; pass < o.phase[phase].passes; pass++)
-			hint = run_pass(&o, fd, st.st_size, hint, phase, pass);
+			hint = run_pass(&o, fd, st.st_size, hint, rand_idx,
+					phase, pass);
+	stop_threads();
+	free(rand_idx);
 	close(fd);
 	return 0;
 }

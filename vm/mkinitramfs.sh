@@ -31,7 +31,7 @@ done
 # kernel modules: what ext4 and virtio_blk need, decompressed, in order
 moddir=$root/lib/modules/$kver
 mkdir -p "$moddir/extra"
-for m in $(for n in ext4 virtio_blk; do
+for m in $(for n in ext4 virtio_pci virtio_blk; do
 		   modprobe -S "$kver" --show-depends "$n" || exit 1
 	   done | awk '$1 == "insmod" { print $2 }'); do
 	rel=${m#/lib/modules/$kver/}

@@ -1,0 +1,219 @@
+# SPDX-License-Identifier: GPL-2.0
+# 'make bench', guest side: the seeds' workloads at static windows with
+# the module unloaded and with the module loaded, interleaved round-robin
+# within each repetition, then the probe overhead, then one traced
+# adaptive run.  Results are console lines for scripts/bench-report.sh:
+#
+#   BENCH wl=WORKLOAD cfg=oN|afa rep=R minflt=N ns=N lines=N
+#   BENCH-OVH win=BYTES cfg=off|afa0 rep=R minflt=N ns=N lines=N fab=BYTES
+#   BENCH-STATE wl=WORKLOAD rep=R what=class|stream name=... order=N
+#   BENCH-TRACE <trace-cmd report line of afa_order_change or afa_stream>
+#   BENCH-INO ino=N name=NAME
+#
+# cfg=oN: fault_around_bytes = 4096 << N, module unloaded (o4, the kernel
+# default, is the baseline and runs twice per repetition).  cfg=afa:
+# 'modprobe autofaultaround' with its defaults at the kernel default
+# window.  Every configuration runs the same command: WARM passes, each
+# holding its mapping one period so that the module can check its
+# samples, then the measured ones; only those are reported.
+# Kernel command line knobs: bench_reps=N, bench_only=wl1,wl2,...
+. /guest/lib.sh
+
+REPS=${bench_reps:-5}
+ONLY=${bench_only:-}
+WARM=${bench_warm:-14}		# warm-up passes (afa-work)
+WARM_EXEC=${bench_warm_exec:-3}	# warm-up batches (afa-exec)
+HOLD=200			# ms a pass holds its mapping: one default period
+EXEC_HOLD=500			# ms a child lives after its touches
+
+SEQ=/mnt/seq64
+SPARSE=/mnt/sparse1g
+EXE=/mnt/afa-exec
+# one entry per measurement of a repetition; o4 (baseline) twice
+CFGS="o4 o0 o1 o2 o3 afa o4 o5 o6 o8"
+WORKLOADS="seq-t1 seq-t2 rand-t1 rand-t2 sparse2m-t1 sparse2m-t2 sparse16m-t1 sparse16m-t2 mixed exec"
+
+say() {
+	echo "bench: $*"
+}
+
+want() {
+	[ -z "$ONLY" ] && return 0
+	case ",$ONLY," in *",$1,"*) return 0 ;; esac
+	return 1
+}
+
+# work K ARGS... FILE: afa-work, WARM passes and K more; prints the
+# last K.
+work() {
+	k=$1
+	shift
+	afa-work -H $HOLD "$@" -n $((WARM + k)) | tail -n "$k"
+}
+
+# The workloads: print the afa-work/afa-exec lines that are measured.
+wl_run() {
+	case $1 in
+	seq-t*) work 2 -p seq -t "${1#*-t}" $SEQ ;;
+	rand-t*) work 2 -p rand -t "${1#*-t}" $SEQ ;;
+	sparse2m-t*) work 2 -p stride -s 2097152 -t "${1#*-t}" $SPARSE ;;
+	sparse16m-t*) work 8 -p stride -s 16777216 -t "${1#*-t}" $SPARSE ;;
+	mixed)
+		# two processes, two files, one class (rodata), at once
+		work 2 -p seq $SEQ >/tmp/mixed.seq &
+		work 2 -p stride -s 2097152 $SPARSE >/tmp/mixed.sparse
+		wait
+		cat /tmp/mixed.seq /tmp/mixed.sparse
+		;;
+	exec)
+		# build-like: batches of 8 execs of a 17 MiB static binary on
+		# ext4; each touches 1/4 of its 8 MiB of padded text and 8 MiB
+		# of rodata in runs of 8 pages.  One at a time: under icount a
+		# second busy vCPU would add its instructions to the first's
+		# clock (see docs/benchmarks.md).
+		afa-exec -c 8 -j 1 -H $EXEC_HOLD -n $((WARM_EXEC + 2)) $EXE |
+			tail -n 2
+		;;
+	esac
+}
+
+# sum_lines: total minflt and ns of afa-work/afa-exec lines
+sum_lines() {
+	awk '{ for (i = 1; i <= NF; i++) {
+			split($i, f, "=")
+			if (f[1] == "minflt") m += f[2]
+			if (f[1] == "ns") n += f[2]
+		}
+		c++
+	} END { printf "minflt=%d ns=%d lines=%d", m, n, c }'
+}
+
+# state WL REP: the orders the module holds at the end of a run, by
+# class and for the streams of the bench's files
+state() {
+	[ -r $STATS ] || return 0
+	awk -v wl="$1" -v rep="$2" -v inos="$INOS" '
+		BEGIN { n = split(inos, a, " "); for (i = 1; i <= n; i += 2) name[a[i]] = a[i + 1] }
+		$1 == "class" { for (i = 1; i <= NF; i++) cc[$i] = i; mode = "c"; next }
+		$1 == "stream" { for (i = 1; i <= NF; i++) sc[$i] = i; mode = "s"; next }
+		/^#/ { next }
+		mode == "c" && $cc["faults"] > 0 {
+			printf "BENCH-STATE wl=%s rep=%s what=class name=%s order=%s faults=%s\n",
+				wl, rep, $1, $cc["order"], $cc["faults"] }
+		mode == "s" && ($sc["ino"] in name) {
+			printf "BENCH-STATE wl=%s rep=%s what=stream name=%s/%s/%s order=%s faults=%s\n",
+				wl, rep, $sc["class"], name[$sc["ino"]], $sc["pid"], $sc["order"], $sc["faults"] }
+	' $STATS
+}
+
+# measure WL CFG REP: one result line
+measure() {
+	MODE=static
+	case $2 in
+	afa)
+		MODE=afa
+		echo 65536 >$FAB
+		modprobe autofaultaround || fail "bench: modprobe autofaultaround"
+		;;
+	o*)
+		echo $((4096 << ${2#o})) >$FAB
+		;;
+	esac
+	out=$(wl_run "$1")
+	if [ "$MODE" = afa ]; then
+		state "$1" "$3"
+		rmmod autofaultaround || fail "bench: rmmod autofaultaround"
+	fi
+	echo 65536 >$FAB
+	echo "BENCH wl=$1 cfg=$2 rep=$3 $(echo "$out" | sum_lines)"
+}
+
+# overhead REP: probe cost per fault, module not loaded vs loaded with
+# enabled=0 (observe only: counts, samples and traces, leaves the
+# kernel's window) at the same window; sequential 64 MiB, so every page
+# faults at 4096 and every fault calls map_pages at 8192.  afa0ns also
+# sets sample_every=65536: the probes without the sampler.
+overhead() {
+	for cfg in off afa0 off afa0ns; do
+		case $cfg in
+		afa0) modprobe autofaultaround enabled=0 ;;
+		afa0ns) modprobe autofaultaround enabled=0 sample_every=65536 ;;
+		esac || fail "bench: modprobe autofaultaround for $cfg"
+		for win in 4096 8192 65536; do
+			echo $win >$FAB
+			out=$(afa-work -p seq -n 4 $SEQ)
+			echo "BENCH-OVH win=$win cfg=$cfg rep=$1 $(echo "$out" | sum_lines) fab=$(cat $FAB)"
+		done
+		echo 65536 >$FAB
+		[ $cfg != off ] && rmmod autofaultaround
+	done
+}
+
+# mark TEXT: a phase boundary, in the trace and on the console
+mark() {
+	echo "bench-mark: $*" >/sys/kernel/tracing/trace_marker 2>/dev/null
+	echo "BENCH-MARK t=$(cut -d' ' -f1 /proc/uptime) what=$*"
+}
+
+# Under trace-cmd record (below): the traced adaptive run itself.
+if [ "$1" = traced ]; then
+	MODE=afa
+	mark "mixed start"
+	wl_run mixed
+	mark "exec start"
+	wl_run exec
+	mark "end"
+	exit 0
+fi
+
+say "preparing files"
+make_file $SEQ 64
+[ -f $SPARSE ] || truncate -s 1G $SPARSE
+cat $SPARSE >/dev/null
+cp /usr/bin/afa-exec $EXE
+cat $EXE >/dev/null
+INOS="$(ino $SEQ) seq64 $(ino $SPARSE) sparse1g $(ino $EXE) afa-exec"
+for f in $SEQ $SPARSE $EXE; do
+	echo "BENCH-INO ino=$(ino $f) name=${f#/mnt/}"
+done
+echo "BENCH-INFO reps=$REPS warm=$WARM warm_exec=$WARM_EXEC hold_ms=$HOLD exec_hold_ms=$EXEC_HOLD cpus=$(nproc) mem_kb=$(awk '/MemTotal/ { print $2 }' /proc/meminfo) clocksource=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
+[ "$(cat $FAB)" = 65536 ] || fail "bench: kernel default fault_around_bytes is not 65536"
+
+t0=$(cut -d. -f1 /proc/uptime)
+rep=0
+n=$(echo $CFGS | wc -w)
+while [ $rep -lt "$REPS" ]; do
+	# rotate the configurations by three places per repetition, so that
+	# none always runs first or last, nor always right after the same one
+	cfgs=$(echo $CFGS | awk -v s=$((rep * 3 % n)) '{
+		for (i = 0; i < NF; i++) printf "%s ", $((i + s) % NF + 1) }')
+	for wl in $WORKLOADS; do
+		want $wl || continue
+		say "repetition $((rep + 1)) of $REPS: $wl"
+		for cfg in $cfgs; do
+			measure $wl $cfg $rep
+		done
+	done
+	want overhead && overhead $rep
+	rep=$((rep + 1))
+	say "repetition $rep of $REPS done at $(($(cut -d. -f1 /proc/uptime) - t0)) s (guest clock)"
+done
+
+# One adaptive run of the mixed and the exec workload, traced: the order
+# over time per class and per stream.
+if want trace; then
+	say "traced adaptive run"
+	echo 65536 >$FAB
+	modprobe autofaultaround || fail "bench: modprobe autofaultaround"
+	trace-cmd record -q -o /tmp/bench.dat \
+		-e autofaultaround:afa_order_change \
+		-e autofaultaround:afa_stream \
+		sh /guest/bench.sh traced >/tmp/traced.out 2>&1
+	state trace 0
+	rmmod autofaultaround
+	sed '/^BENCH/!s/^/BENCH-TRACE-OUT /' /tmp/traced.out
+	trace-cmd report -i /tmp/bench.dat 2>/dev/null |
+		grep -E 'afa_order_change|afa_stream:|bench-mark' |
+		sed 's/^ */BENCH-TRACE /'
+fi
+say "done"

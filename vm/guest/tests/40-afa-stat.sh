@@ -1,0 +1,304 @@
+# SPDX-License-Identifier: GPL-2.0
+# afa-stat (issue 6): one-line errors and distinct exit codes without the
+# module, debugfs or root; its table and JSON agree with the stats file;
+# --from-trace lists the orders of a trace-cmd report.
+. /guest/lib.sh
+
+f=/mnt/seq64
+make_file $f 64
+
+# run_stat CMD...: run, leaving stdout in $out, stderr in $err, status in $rc
+run_stat() {
+	"$@" >/tmp/afa-stat.out 2>/tmp/afa-stat.err
+	rc=$?
+	out=$(cat /tmp/afa-stat.out)
+	err=$(cat /tmp/afa-stat.err)
+}
+
+# has TEXT WORDS: TEXT contains WORDS
+has() {
+	case "$1" in *"$2"*) return 0 ;; esac
+	return 1
+}
+
+# one_error WANT_RC WORDS: the last run_stat exited WANT_RC with one line
+# on stderr that contains WORDS, and nothing on stdout
+one_error() {
+	[ "$rc" = "$1" ] && [ -z "$out" ] && has "$err" "$2" &&
+		[ "$(echo "$err" | wc -l)" = 1 ]
+}
+
+# tsum FILE CLASS COLUMN: a column of CLASS summed over its domains, by the
+# name in the class header row, from a stats file or afa-stat's output
+tsum() {
+	awk -v c="$2" -v k="$3" '
+		$1 == "class" { for (i = 1; i <= NF; i++) col[$i] = i }
+		$1 == c { s += $col[k]; n++ }
+		END { if (n) print s }' "$1"
+}
+
+# class_rows FILE: "class node" of every class row, sorted
+class_rows() {
+	awk '$1 == "class" { on = 1; next } /^#/ { on = 0 } on { print $1, $2 }' "$1" | sort
+}
+
+# jcol FILE MATCH KEY: KEY of the objects in afa-stat's JSON that contain
+# MATCH, one per line: '{"class":"shared",' are the rows of class shared
+# (a stream's object starts with "stream")
+jcol() {
+	grep -o '{[^{}]*}' "$1" | grep -F "$2" | grep -o "\"$3\":[^,}]*" | cut -d: -f2
+}
+
+# json_ok FILE: FILE holds exactly one JSON value (a validating parser
+# in awk, since busybox has no jq)
+json_ok() {
+	awk '
+	function fail(what) {
+		printf "json: %s at offset %d: %s\n", what, pos, substr(s, pos, 20) >"/dev/stderr"
+		bad = 1
+		exit 1
+	}
+	function ws() {
+		while (pos <= n && index(" \t\r\n", substr(s, pos, 1)))
+			pos++
+	}
+	function str(   c) {
+		pos++
+		for (;;) {
+			if (pos > n)
+				fail("unterminated string")
+			c = substr(s, pos, 1)
+			if (c == "\"") {
+				pos++
+				return
+			}
+			if (c == "\\") {
+				c = substr(s, pos + 1, 1)
+				if (c == "u") {
+					if (substr(s, pos + 2, 4) !~ /^[0-9a-fA-F][0-9a-fA-F][0-9a-fA-F][0-9a-fA-F]$/)
+						fail("bad \\u escape")
+					pos += 6
+				} else if (index("\"\\/bfnrt", c)) {
+					pos += 2
+				} else {
+					fail("bad escape")
+				}
+				continue
+			}
+			if (c < " ")
+				fail("control character in string")
+			pos++
+		}
+	}
+	function value(   c) {
+		ws()
+		c = substr(s, pos, 1)
+		if (c == "{") {
+			pos++
+			ws()
+			if (substr(s, pos, 1) == "}") {
+				pos++
+				return
+			}
+			for (;;) {
+				ws()
+				if (substr(s, pos, 1) != "\"")
+					fail("key expected")
+				str()
+				ws()
+				if (substr(s, pos++, 1) != ":")
+					fail("colon expected")
+				value()
+				ws()
+				c = substr(s, pos++, 1)
+				if (c == "}")
+					return
+				if (c != ",")
+					fail("comma or } expected")
+			}
+		}
+		if (c == "[") {
+			pos++
+			ws()
+			if (substr(s, pos, 1) == "]") {
+				pos++
+				return
+			}
+			for (;;) {
+				value()
+				ws()
+				c = substr(s, pos++, 1)
+				if (c == "]")
+					return
+				if (c != ",")
+					fail("comma or ] expected")
+			}
+		}
+		if (c == "\"")
+			return str()
+		if (match(substr(s, pos), /^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?/)) {
+			pos += RLENGTH
+			return
+		}
+		if (substr(s, pos, 4) == "true" || substr(s, pos, 4) == "null") {
+			pos += 4
+			return
+		}
+		if (substr(s, pos, 5) == "false") {
+			pos += 5
+			return
+		}
+		fail("value expected")
+	}
+	{ s = s $0 "\n" }
+	END {
+		if (bad)
+			exit 1
+		n = length(s)
+		pos = 1
+		value()
+		ws()
+		if (pos <= n)
+			fail("trailing text")
+	}' "$1"
+}
+
+[ -d /sys/module/autofaultaround ] && rmmod autofaultaround
+
+run_stat afa-stat --bogus
+check "afa-stat --bogus exits 2 (got $rc)" test "$rc" = 2
+run_stat afa-stat
+echo "no module: exit $rc: $err"
+check "without the module: exit 3 and one line saying to modprobe (got $rc)" \
+	one_error 3 "modprobe autofaultaround"
+
+modprobe autofaultaround period_ms=50 sample_every=1
+afa-work -S -p seq -n 3 -H 100 $f >/dev/null
+sleep 0.3
+cat $STATS >/tmp/stats.txt
+run_stat afa-stat
+cp /tmp/afa-stat.out /tmp/afa-stat.txt
+cat /tmp/afa-stat.txt
+sf=$(tsum /tmp/stats.txt shared faults)
+af=$(tsum /tmp/afa-stat.txt shared faults)
+check "afa-stat exits 0 with nothing on stderr (got $rc)" test "$rc" = 0 -a -z "$err"
+check "afa-stat: class shared has the stats file's faults ($af vs $sf)" \
+	test -n "$sf" -a "$sf" -gt 0 -a "$af" = "$sf"
+check "afa-stat: one row per class and node, as in the stats file" \
+	test "$(class_rows /tmp/afa-stat.txt)" = "$(class_rows /tmp/stats.txt)"
+so=$(stream_col "$(ino $f)" order /tmp/stats.txt)
+ao=$(stream_col "$(ino $f)" order /tmp/afa-stat.txt)
+check "afa-stat: the stream of $f has the stats file's order ($ao vs $so)" \
+	test -n "$so" -a "$ao" = "$so"
+afa-stat -f /tmp/stats.txt >/tmp/afa-stat-f1.txt
+afa-stat -f /tmp/afa-stat-f1.txt >/tmp/afa-stat-f2.txt
+check "afa-stat -f reads its own output back to the same table" \
+	cmp -s /tmp/afa-stat-f1.txt /tmp/afa-stat-f2.txt
+
+# JSON of the same saved figures, and live
+run_stat afa-stat --json -f /tmp/stats.txt
+echo "$out" >/tmp/afa-stat.json
+head -c 300 /tmp/afa-stat.json; echo
+check "afa-stat --json exits 0 and prints one line (got $rc)" \
+	test "$rc" = 0 -a "$(wc -l </tmp/afa-stat.json)" = 1
+check "afa-stat --json prints valid JSON" json_ok /tmp/afa-stat.json
+jf=$(jcol /tmp/afa-stat.json '{"class":"shared",' faults | awk '{ s += $1 } END { print s }')
+check "afa-stat --json: class shared has the stats file's faults ($jf vs $sf)" \
+	test -n "$sf" -a "$sf" -gt 0 -a "$jf" = "$sf"
+jo=$(jcol /tmp/afa-stat.json "\"ino\":$(ino $f)," order | tail -n 1)
+check "afa-stat --json: the stream of $f has the stats file's order ($jo vs $so)" \
+	test "$jo" = "$so"
+check "afa-stat --json: header fields period_ms=50 and sample_every=1" \
+	grep -q '"period_ms":50,.*"sample_every":1,' /tmp/afa-stat.json
+check "afa-stat --json: as many classes objects as class rows" \
+	test "$(grep -o '"classes":\[[^]]*\]' /tmp/afa-stat.json | grep -o '{' | wc -l)" = \
+	"$(class_rows /tmp/stats.txt | wc -l)"
+run_stat afa-stat --json
+echo "$out" >/tmp/afa-stat.json
+check "afa-stat --json from debugfs is valid JSON" json_ok /tmp/afa-stat.json
+
+# --watch: one JSON line per refresh, no screen control codes into a pipe
+afa-stat --watch 0.2 --json >/tmp/afa-stat-w.json &
+pid=$!
+sleep 1.5
+kill $pid
+wait $pid 2>/dev/null
+n=$(wc -l </tmp/afa-stat-w.json)
+bad=0
+i=0
+while [ $i -lt "$n" ]; do
+	i=$((i + 1))
+	sed -n "${i}p" /tmp/afa-stat-w.json >/tmp/afa-stat-line.json
+	json_ok /tmp/afa-stat-line.json || bad=$((bad + 1))
+done
+check "afa-stat --watch 0.2 --json: 4+ lines in 1.5 s, each valid JSON ($n lines, $bad bad)" \
+	test "$n" -ge 4 -a "$bad" = 0
+afa-stat -w 0.2 >/tmp/afa-stat-w.txt &
+pid=$!
+sleep 1
+kill $pid
+wait $pid 2>/dev/null
+check "afa-stat -w into a pipe: several tables, no escape codes" \
+	test "$(grep -c '^class ' /tmp/afa-stat-w.txt)" -ge 3 -a \
+	"$(grep -c "$(printf '\033')" /tmp/afa-stat-w.txt)" = 0
+
+# permission: the stats file is root-only
+grep -q '^nobody:' /etc/passwd 2>/dev/null ||
+	echo 'nobody:x:65534:65534:nobody:/:/bin/sh' >>/etc/passwd
+run_stat su -s /bin/sh nobody -c afa-stat
+echo "not root: exit $rc: $err"
+check "not root: exit 5 and one line saying to run as root (got $rc)" \
+	one_error 5 "as root"
+
+# debugfs not mounted
+umount /sys/kernel/debug/tracing 2>/dev/null
+if umount /sys/kernel/debug; then
+	run_stat afa-stat
+	mount -t debugfs debugfs /sys/kernel/debug
+	echo "no debugfs: exit $rc: $err"
+	check "no debugfs: exit 4 and one line saying to mount it (got $rc)" \
+		one_error 4 "mount -t debugfs"
+else
+	fail "umount /sys/kernel/debug for afa-stat's no-debugfs error"
+fi
+run_stat afa-stat
+check "debugfs mounted again: afa-stat reads the stats (exit $rc)" test "$rc" = 0
+
+# --from-trace: the events of a short run, against an awk reading of them
+trace-cmd record -q -e autofaultaround:afa_order_change \
+	-e autofaultaround:afa_stream -o /tmp/afa-stat.dat \
+	afa-work -S -p seq -n 6 -H 100 $f >/dev/null
+trace-cmd report -i /tmp/afa-stat.dat 2>/dev/null >/tmp/afa-stat-trace.txt
+grep -E 'afa_order_change:|afa_stream:' /tmp/afa-stat-trace.txt | head -n 3
+run_stat afa-stat --from-trace /tmp/afa-stat-trace.txt
+echo "$out" | head -n 12
+echo "$out" | grep -v '^#' >/tmp/afa-stat-orders.txt
+awk '{
+	for (e = 2; e <= NF; e++)
+		if ($e == "afa_order_change:" || $e == "afa_stream:")
+			break
+	if (e > NF)
+		next
+	delete v
+	for (i = e + 1; i <= NF; i++) {
+		split($i, kv, "=")
+		v[kv[1]] = kv[2]
+	}
+	print substr($(e - 1), 1, length($(e - 1)) - 1), v["class"], v["node"],
+		v["pid"], v["ino"], $e == "afa_stream:" ? v["order"] : v["new"]
+}' /tmp/afa-stat-trace.txt >/tmp/afa-stat-want.txt
+n=$(wc -l </tmp/afa-stat-orders.txt)
+ns=$(awk -v i="$(ino $f)" '$5 == i' /tmp/afa-stat-orders.txt | wc -l)
+check "afa-stat --from-trace exits 0 (got $rc: $err)" test "$rc" = 0
+check "afa-stat --from-trace: one line per event, as the report has them ($n lines)" \
+	cmp -s /tmp/afa-stat-orders.txt /tmp/afa-stat-want.txt
+check "afa-stat --from-trace: the stream of $f has its orders listed ($ns lines)" \
+	test "$ns" -ge 2
+check "afa-stat --from-trace: columns are time class node pid ino order" \
+	awk 'NF != 6 || $1 !~ /^[0-9]+\.[0-9]+$/ || $6 !~ /^[0-9]+$/ { bad = 1 }
+		END { exit bad || !NR }' /tmp/afa-stat-orders.txt
+run_stat afa-stat --from-trace /tmp/afa-stat.dat
+check "afa-stat --from-trace on trace.dat: exit 1, says to run trace-cmd report (got $rc)" \
+	one_error 1 "trace-cmd report"
+rmmod autofaultaround
+check "dmesg has no kernel report after the afa-stat tests" dmesg_clean
