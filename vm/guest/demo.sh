@@ -1,46 +1,53 @@
 # SPDX-License-Identifier: GPL-2.0
 # The README's first command, guest side: load the module as a user
-# would, run a workload, show the module's trace events and statistics.
-# Only real output: what the module does not provide yet is said so.
+# would, run two workloads that want opposite windows, and show what the
+# module did: its trace events and its statistics.  Only real output.
 . /guest/lib.sh
-
 
 step() {
 	echo
 	echo "==> $*"
 }
 
-step "modprobe autofaultaround"
-modprobe autofaultaround || fail "modprobe autofaultaround"
-ls /sys/module/autofaultaround/
-if [ -d /sys/module/autofaultaround/parameters ]; then
-	grep -H . /sys/module/autofaultaround/parameters/*
-fi
+step "modprobe autofaultaround period_ms=100"
+modprobe autofaultaround period_ms=100 || fail "modprobe autofaultaround"
+grep -H . /sys/module/autofaultaround/parameters/* | sed 's|.*/parameters/||'
 
-f=/mnt/demo64
-make_file $f 64
-events=$(trace-cmd list -e autofaultaround)
-step "trace events of the module: ${events:-none yet}"
+seq=/mnt/demo-seq64
+sparse=/mnt/demo-sparse256
+make_file $seq 64
+truncate -s 256M $sparse
+cat $sparse >/dev/null
 
-step "workload: sequential, then one page per 2 MiB, over a cached 64 MiB ext4 file"
-if [ -n "$events" ]; then
-	trace-cmd record -q -o /tmp/demo.dat -e autofaultaround \
-		sh -c "afa-work -p seq $f; afa-work -p stride -s 2097152 $f" |
-		sed 's/^/workload: /'
-	step "trace-cmd report"
-	trace-cmd report -i /tmp/demo.dat 2>/dev/null | head -n 40
-else
-	echo "seq:    $(afa-work -p seq $f)"
-	echo "sparse: $(afa-work -p stride -s 2097152 $f)"
-fi
+step "the kernel's window alone: fault_around_bytes=$(cat $FAB), module enabled=0"
+echo 0 >/sys/module/autofaultaround/parameters/enabled
+echo "sequential 64 MiB:       $(afa-work -p seq $seq | sed 's/^phase=0 pass=0 //')"
+echo "one page per 2 MiB:      $(afa-work -p stride $sparse | sed 's/^phase=0 pass=0 //')"
+echo 1 >/sys/module/autofaultaround/parameters/enabled
 
-step "statistics ($STATS)"
-if [ -r $STATS ]; then
-	cat $STATS
-else
-	echo "the module has no statistics file yet"
-fi
+step "both at once with the module, 30 passes each, recorded by trace-cmd"
+trace-cmd record -q -o /tmp/demo.dat -e autofaultaround:afa_order_change \
+	-e autofaultaround:afa_stream -e autofaultaround:afa_work_cpu sh -c "
+	afa-work -p seq -n 30 -H 100 $seq >/tmp/seq.out &
+	afa-work -p stride -n 30 -H 100 $sparse >/tmp/sparse.out
+	wait
+	cat $STATS >/tmp/stats.txt" >/dev/null
+echo "sequential, last pass:   $(tail -n 1 /tmp/seq.out)"
+echo "one page per 2 MiB, last: $(tail -n 1 /tmp/sparse.out)"
+
+step "trace-cmd report: the window of each stream (afa_order_change)"
+trace-cmd report -i /tmp/demo.dat 2>/dev/null >/tmp/demo.txt
+for f in $seq $sparse; do
+	grep "afa_order_change:.* ino=$(ino $f) " /tmp/demo.txt | head -n 3
+	echo "   ..."
+	grep "afa_order_change:.* ino=$(ino $f) " /tmp/demo.txt | tail -n 2
+done
+echo "(plus $(grep -c 'afa_work_cpu:' /tmp/demo.txt) afa_work_cpu events, e.g.:)"
+grep 'afa_work_cpu:' /tmp/demo.txt | tail -n 1
+
+step "statistics, as afa-stat shows them (from the end of the run)"
+afa-stat -f /tmp/stats.txt
 
 step "rmmod autofaultaround"
 rmmod autofaultaround || fail "rmmod autofaultaround"
-dmesg | grep autofaultaround
+dmesg | grep 'autofaultaround:' | tail -n 3
