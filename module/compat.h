@@ -17,6 +17,7 @@ static inline pmd_t afa_pmdp_get_lockless(pmd_t *pmdp)
 {
 	return READ_ONCE(*pmdp);
 }
+
 #define pmdp_get_lockless afa_pmdp_get_lockless
 #endif
 

@@ -34,6 +34,17 @@ unsigned int afa_sample_every = 8;
 bool afa_enabled = true;
 unsigned int afa_classes = BIT(AFA_NR_CLASSES) - 1;
 
+/*
+ * Say why a write failed, without letting a script that keeps writing
+ * bad values flood the log.
+ */
+static int afa_reject(const struct kernel_param *kp, const char *val)
+{
+	pr_warn_ratelimited("rejected %s=%.*s: not a number in range, or inconsistent with the other parameters (see modinfo)\n",
+			    kp->name, (int)strcspn(val, "\n"), val);
+	return -EINVAL;
+}
+
 /* Law parameters: one field of afa_law each, checked as a whole. */
 static int afa_set_law(const char *val, const struct kernel_param *kp)
 {
@@ -42,9 +53,8 @@ static int afa_set_law(const char *val, const struct kernel_param *kp)
 	u32 v, old;
 	int err;
 
-	err = kstrtou32(val, 0, &v);
-	if (err)
-		return -EINVAL;
+	if (kstrtou32(val, 0, &v))
+		return afa_reject(kp, val);
 	mutex_lock(&afa_params_lock);
 	next = afa_law;
 	old = ((u32 *)&next)[off];
@@ -56,7 +66,7 @@ static int afa_set_law(const char *val, const struct kernel_param *kp)
 		trace_afa_param(kp->name, old, v);
 	}
 	mutex_unlock(&afa_params_lock);
-	return err;
+	return err ? afa_reject(kp, val) : 0;
 }
 
 static const struct kernel_param_ops afa_law_ops = {
@@ -109,7 +119,7 @@ static int afa_set_initial_order(const char *val,
 	unsigned int v, old;
 
 	if (kstrtouint(val, 0, &v) || v > AFA_ORDER_MAX)
-		return -EINVAL;
+		return afa_reject(kp, val);
 	mutex_lock(&afa_params_lock);
 	old = afa_initial_order;
 	afa_initial_order = v;
@@ -139,9 +149,10 @@ static int afa_set_uint_range(const char *val, const struct kernel_param *kp,
 	unsigned int old = *(unsigned int *)kp->arg;
 	int err = param_set_uint_minmax(val, kp, r->min, r->max);
 
-	if (!err)
-		trace_afa_param(kp->name, old, *(unsigned int *)kp->arg);
-	return err ? -EINVAL : 0;
+	if (err)
+		return afa_reject(kp, val);
+	trace_afa_param(kp->name, old, *(unsigned int *)kp->arg);
+	return 0;
 }
 
 static int afa_set_period_ms(const char *val, const struct kernel_param *kp)
@@ -178,10 +189,9 @@ MODULE_PARM_DESC(sample_every, "Sample one read fault in N for usefulness, 1..65
 static int afa_set_enabled(const char *val, const struct kernel_param *kp)
 {
 	bool old = afa_enabled;
-	int err = param_set_bool(val, kp);
 
-	if (err)
-		return -EINVAL;
+	if (param_set_bool(val, kp))
+		return afa_reject(kp, val);
 	trace_afa_param(kp->name, old, afa_enabled);
 	return 0;
 }
@@ -226,7 +236,7 @@ static int afa_set_classes(const char *val, const struct kernel_param *kp)
 	char buf[96];
 
 	if (strscpy(buf, val, sizeof(buf)) < 0 || afa_parse_classes(buf, &mask))
-		return -EINVAL;
+		return afa_reject(kp, val);
 	WRITE_ONCE(afa_classes, mask);
 	trace_afa_param(kp->name, old, mask);
 	return 0;

@@ -163,6 +163,8 @@ echo 9 >$P_DIR/max_order
 after=$(grep -H . $P_DIR/* | sort)
 check "16 invalid writes and min_order > max_order fail with EINVAL" test $bad = 0
 check "rejected writes change no parameter" test "$before" = "$after"
+check "a rejected write is logged with the parameter's name" \
+	sh -c "dmesg | grep -q 'autofaultaround: rejected kp=99999: '"
 rmmod autofaultaround
 
 check "fault_around_bytes is back at 65536 after the controller tests" \
