@@ -43,6 +43,9 @@ uninstall:
 dkms-test:
 	scripts/dkms-test.sh
 
+cross-ppc64le:
+	scripts/cross-build.sh
+
 userspace:
 	$(MAKE) -C userspace
 
@@ -90,6 +93,7 @@ bench-report:
 check:
 	scripts/check.sh
 
-.PHONY: all modules modules-clean clean install uninstall dkms-test userspace \
+.PHONY: all modules modules-clean clean install uninstall dkms-test cross-ppc64le \
+	userspace \
 	deps kunit checkpatch \
 	vm-prereq vmtest demo bench bench-report check

@@ -26,6 +26,7 @@
 #include "afa.h"
 #include "arch.h"
 #include "compat.h"
+#include "control_law.h"
 #include "stream.h"
 #include "topology.h"
 
@@ -36,6 +37,13 @@
  * per CPU.  A full ring skips samples (counted as dropped), never blocks.
  */
 #define AFA_RING_SIZE	32
+
+/*
+ * Longest window sampled: the largest the law hands out (2^AFA_ORDER_MAX
+ * pages, one page table on x86-64).  A compile-time bound, since
+ * PTRS_PER_PTE is a variable on some architectures (ppc64).
+ */
+#define AFA_SAMPLE_MAX_PAGES	BIT(AFA_ORDER_MAX)
 
 struct afa_sample_rec {
 	struct mm_struct *mm;		/* mmgrab()bed until checked */
@@ -48,7 +56,7 @@ struct afa_sample_rec {
 	u16 slot;			/* stream, or AFA_NO_STREAM */
 	u32 gen;			/* generation of the stream's slot */
 	u8 class;			/* enum afa_class */
-	DECLARE_BITMAP(cleared, PTRS_PER_PTE);	/* pages we marked old */
+	DECLARE_BITMAP(cleared, AFA_SAMPLE_MAX_PAGES); /* pages we marked old */
 };
 
 struct afa_ring {
@@ -119,7 +127,7 @@ static bool afa_pte_table_present(struct mm_struct *mm, unsigned long addr)
  * afa_access_sample() - sample the window a map_pages call just mapped
  * @vmf:	the fault, still in progress
  * @start:	first file page of the window
- * @nr_pages:	window length, at most PTRS_PER_PTE
+ * @nr_pages:	window length; longer than AFA_SAMPLE_MAX_PAGES is not sampled
  * @class:	class of the VMA
  * @slot:	stream of the VMA, or AFA_NO_STREAM
  * @gen:	generation of the stream's slot
@@ -137,7 +145,7 @@ void afa_access_sample(struct vm_fault *vmf, unsigned long start,
 	struct afa_sample_rec *rec;
 	struct afa_walk w;
 
-	if (!AFA_ARCH_CAN_SAMPLE_ACCESS || nr_pages > PTRS_PER_PTE)
+	if (!AFA_ARCH_CAN_SAMPLE_ACCESS || nr_pages > AFA_SAMPLE_MAX_PAGES)
 		return;
 	/* Pairs with the worker's release: the slot is free to reuse. */
 	if (head - smp_load_acquire(&ring->tail) >= AFA_RING_SIZE) {
@@ -148,7 +156,7 @@ void afa_access_sample(struct vm_fault *vmf, unsigned long start,
 	rec->addr = vma->vm_start + ((start - vma->vm_pgoff) << PAGE_SHIFT);
 	if (!afa_pte_table_present(vma->vm_mm, rec->addr))
 		return;
-	bitmap_zero(rec->cleared, PTRS_PER_PTE);
+	bitmap_zero(rec->cleared, AFA_SAMPLE_MAX_PAGES);
 	w = (struct afa_walk){ .rec = rec, .skip = vmf->address & PAGE_MASK };
 	if (apply_to_existing_page_range(vma->vm_mm, rec->addr,
 					 nr_pages << PAGE_SHIFT,
@@ -219,7 +227,7 @@ static void afa_check_ring(int cpu, unsigned long min_age, bool all)
 			fig = afa_period_fig(rec->domain, rec->class);
 			if (afa_check_rec(rec, &used)) {
 				checked = bitmap_weight(rec->cleared,
-							PTRS_PER_PTE);
+							AFA_SAMPLE_MAX_PAGES);
 				fig->checked += checked;
 				fig->used += used;
 				afa_stream_account(rec->slot, rec->gen,

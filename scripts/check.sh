@@ -56,6 +56,7 @@ phase build-w1 build_w1
 phase userspace make -s userspace
 phase afa-stat-test userspace/tests/afa-stat-test.sh
 phase checkpatch scripts/checkpatch.sh
+phase cross-ppc64le scripts/cross-build.sh
 phase kunit scripts/kunit.sh
 phase dkms scripts/dkms-test.sh
 phase vmtest-6.12:vmtest make -s vmtest KVER="$(scripts/kver.sh 6.12)"

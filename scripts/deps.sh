@@ -18,6 +18,8 @@ pkgs=(
 	gnuplot-nox
 	# afa-stat's tests: its man page must render cleanly
 	groff-base
+	# the POWER code paths are compile-tested with the cross compiler
+	gcc-powerpc64le-linux-gnu
 	# DKMS packaging, and Debian 12's default 6.1 kernel (compatibility)
 	dkms linux-image-amd64 linux-headers-amd64
 )
