@@ -9,6 +9,8 @@
 #                       in one VM boot; writes docs/benchmarks.md (BENCH_REPS=3: quick)
 #   make deps           install the Debian packages all of this needs (root)
 #   make kunit | vmtest | checkpatch | userspace | install | uninstall | clean
+#   make vmtest-debug   the VM suites on a debug kernel (KASAN, lockdep, kmemleak),
+#                       built once into the cache (make debug-kernel)
 
 # The Debian kernel the test VM boots: newest installed 6.12 with headers.
 KVER ?= $(shell scripts/kver.sh 6.12)
@@ -55,6 +57,9 @@ deps:
 kunit:
 	scripts/kunit.sh
 
+kunit-i386:
+	AFA_KUNIT_ARCH=i386 scripts/kunit.sh
+
 checkpatch:
 	scripts/checkpatch.sh
 
@@ -71,8 +76,46 @@ VM_LOCK = mkdir -p build && flock build/.vm.lock
 vmtest:
 	@$(VM_LOCK) sh -c '$(MAKE) --no-print-directory vm-prereq && { vm/run.sh test $(KVER); t=$$?; vm/run.sh numa $(KVER) && exit $$t; }'
 
+# The stress suite, in one boot (docs/testing.md).  The guest's counts can
+# be overridden: STRESS_LOADS, STRESS_WRITES, STRESS_HOTPLUG,
+# STRESS_RACE_S, STRESS_TOGGLES, STRESS_MEMCG_MIB, STRESS_MEMCG_S, STRESS_SEED,
+# STRESS_LIMIT_S (time limit of each test's loop), STRESS_ONLY=NN (only
+# the tests whose names start with NN).
+STRESS_APPEND = $(strip \
+	$(if $(STRESS_LOADS),stress_loads=$(STRESS_LOADS)) \
+	$(if $(STRESS_WRITES),stress_writes=$(STRESS_WRITES)) \
+	$(if $(STRESS_HOTPLUG),stress_hotplug=$(STRESS_HOTPLUG)) \
+	$(if $(STRESS_RACE_S),stress_race_s=$(STRESS_RACE_S)) \
+	$(if $(STRESS_TOGGLES),stress_toggles=$(STRESS_TOGGLES)) \
+	$(if $(STRESS_MEMCG_MIB),stress_memcg_mib=$(STRESS_MEMCG_MIB)) \
+	$(if $(STRESS_MEMCG_S),stress_memcg_s=$(STRESS_MEMCG_S)) \
+	$(if $(STRESS_SEED),stress_seed=$(STRESS_SEED)) \
+	$(if $(STRESS_LIMIT_S),stress_limit_s=$(STRESS_LIMIT_S)) \
+	$(if $(STRESS_ONLY),stress_only=$(STRESS_ONLY)))
+
+vmtest-stress:
+	@$(VM_LOCK) sh -c '$(MAKE) --no-print-directory vm-prereq && \
+		AFA_VM_APPEND="$(STRESS_APPEND)" vm/run.sh stress $(KVER)'
+
 demo:
 	@$(VM_LOCK) sh -c '$(MAKE) --no-print-directory vm-prereq && vm/run.sh demo $(KVER)'
+
+# The debug kernel (KASAN, lockdep, atomic sleep, kmemleak, KFENCE): built
+# once into the cache by scripts/debug-kernel.sh, before the VM lock is
+# taken.  vmtest-debug boots it once: the whole suite, the stress suite,
+# a kmemleak scan.
+DEBUG_KDIR = $(shell scripts/debug-kernel.sh --dir)
+DEBUG_KREL = $(shell cat $(DEBUG_KDIR)/include/config/kernel.release 2>/dev/null)
+
+debug-kernel:
+	@scripts/debug-kernel.sh >/dev/null
+
+vmtest-debug: debug-kernel
+	@$(VM_LOCK) sh -c '$(MAKE) --no-print-directory userspace && \
+		$(MAKE) --no-print-directory KDIR=$(DEBUG_KDIR) modules && \
+		AFA_VM_KERNEL=$(DEBUG_KDIR)/arch/x86/boot/bzImage \
+		AFA_VM_MODDIR=$(DEBUG_KDIR)/modroot/lib/modules/$(DEBUG_KREL) \
+		vm/run.sh debug $(DEBUG_KREL)'
 
 # Benchmarks, not tests: repetitions per configuration (the baseline runs
 # twice as often); BENCH_ONLY=wl1,wl2 restricts the workloads.
@@ -95,5 +138,5 @@ check:
 
 .PHONY: all modules modules-clean clean install uninstall dkms-test cross-ppc64le \
 	userspace \
-	deps kunit checkpatch \
-	vm-prereq vmtest demo bench bench-report check
+	deps kunit kunit-i386 checkpatch \
+	vm-prereq vmtest vmtest-stress demo debug-kernel vmtest-debug bench bench-report check

@@ -47,6 +47,11 @@ def kv(line):
     return dict(kv_re.findall(line))
 
 
+def complete(d, keys):
+    """A kernel message can cut a console line: use whole lines only."""
+    return all(k in d for k in keys)
+
+
 runs = {}	# (wl, cfg) -> [(minflt, ns)]
 ovh = {}	# (win, cfg) -> [(minflt, ns)]
 state = {}	# wl -> {name: [orders]}
@@ -60,7 +65,7 @@ with open(log, errors='replace') as f:
         line = line.rstrip('\n')
         if line.startswith('BENCH wl='):
             d = kv(line)
-            if 'ns' not in d or 'lines' not in d or d['lines'] == '0':
+            if not complete(d, ('cfg', 'rep', 'minflt', 'ns', 'lines')) or d['lines'] == '0':
                 continue
             runs.setdefault((d['wl'], d['cfg']), []).append(
                 (int(d['minflt']), int(d['ns'])))
@@ -68,12 +73,14 @@ with open(log, errors='replace') as f:
                 order_wl.append(d['wl'])
         elif line.startswith('BENCH-OVH '):
             d = kv(line)
-            if d.get('lines', '0') == '0':
+            if not complete(d, ('cfg', 'minflt', 'ns', 'lines', 'fab')) or d['lines'] == '0':
                 continue
             ovh.setdefault((int(d['win']), d['cfg']), []).append(
                 (int(d['minflt']), int(d['ns']), int(d.get('fab', 0))))
         elif line.startswith('BENCH-STATE '):
             d = kv(line)
+            if not complete(d, ('wl', 'what', 'name', 'order', 'faults')):
+                continue
             key = d['what'] + ' ' + d['name'].split('/')[0] + \
                 ('/' + d['name'].split('/')[1] if d['what'] == 'stream' else '')
             state.setdefault(d['wl'], {}).setdefault(key, []).append(d['order'])
@@ -149,15 +156,16 @@ w('Run of %s: %s repetitions, %s vCPUs, %d MiB guest memory, guest '
   (os.path.basename(log), nreps, info.get('cpus', '?'),
    int(info.get('mem_kb', '0')) // 1024, info.get('clocksource', '?')))
 w('')
-w('Module runs: %s warm-up passes (afa-exec: %s batches) with each '
-  'mapping held %s ms (one default period), then the reported passes '
-  '(same number as a static run makes). Time is the median of the '
-  'runs; stddev is of the time, in percent of its mean; "change" is '
-  'median time against the baseline (order 4, module unloaded); '
-  '"noise" is 2 * sqrt(stddev^2 + stddev_baseline^2) and a change '
-  'counts (**yes**) only when larger.' %
+w('Every configuration runs the same command: %s warm-up passes '
+  '(afa-exec: %s batches), each holding its mapping %s ms (children: %s ms), '
+  'then the reported passes; only the module\'s presence and the window '
+  'differ. Time is the median of the runs; stddev is of the time, in '
+  'percent of its mean; "change" is median time against the baseline '
+  '(order 4, module unloaded, twice the runs); "noise" is '
+  '2 * sqrt(stddev^2 + stddev_baseline^2) and a change counts (**yes**) '
+  'only when larger.' %
   (info.get('warm', '?'), info.get('warm_exec', '?'),
-   info.get('hold_ms', '?')))
+   info.get('hold_ms', '?'), info.get('exec_hold_ms', '?')))
 w('')
 
 # ---- summary against the targets
@@ -255,22 +263,32 @@ for wl in order_wl:
     w('')
     w('![%s](bench/%s.png)' % (wl, wl))
     w('')
-    w('| window | runs | minor faults | time | stddev | change | noise | counts |')
-    w('| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |')
+    w('| window | runs | minor faults | faults change | time | stddev | time change | noise | counts |')
+    w('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |')
     cfgs = ['o%d' % o for o in ORDERS if 'o%d' % o in s] + (['afa'] if 'afa' in s else [])
     for cfg in cfgs:
         r = s[cfg]
         if base and cfg != BASE:
             ch, noise, sig = significance(r, base)
             chs, ns_, sigs = fmt_pct(ch), '%.1f%%' % noise, '**yes**' if sig else 'no'
+            fch = fmt_pct(100.0 * (r['flt'] / base['flt'] - 1.0)) if base['flt'] else ''
         else:
-            chs, ns_, sigs = 'baseline', '', ''
-        w('| %s | %d | %d | %.2f ms | %.1f%% | %s | %s | %s |' % (
-            cfg_name(cfg), r['n'], r['flt'], r['ns'] / 1e6, r['sd'], chs, ns_, sigs))
+            chs, ns_, sigs, fch = 'baseline', '', '', 'baseline'
+        w('| %s | %d | %d | %s | %.2f ms | %.1f%% | %s | %s | %s |' % (
+            cfg_name(cfg), r['n'], r['flt'], fch, r['ns'] / 1e6, r['sd'], chs, ns_, sigs))
     if wl in state:
         parts = []
         for name, orders in sorted(state[wl].items()):
-            parts.append('%s: %s' % (name, ' '.join(orders)))
+            if not nreps.isdigit() or len(orders) <= int(nreps):
+                parts.append('%s: %s' % (name, ' '.join(orders)))
+            else:
+                # one per process: how many streams ended at each order
+                hist = {}
+                for o in orders:
+                    hist[o] = hist.get(o, 0) + 1
+                parts.append('%s (%d streams, order: count): %s' % (
+                    name, len(orders), ', '.join('%s: %d' % (o, hist[o])
+                                                 for o in sorted(hist))))
         w('')
         w('Orders the module held at the end of its runs, one per run: ' + '; '.join(parts) + '.')
     w('')

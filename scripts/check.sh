@@ -58,6 +58,7 @@ phase afa-stat-test userspace/tests/afa-stat-test.sh
 phase checkpatch scripts/checkpatch.sh
 phase cross-ppc64le scripts/cross-build.sh
 phase kunit scripts/kunit.sh
+phase kunit-i386 env AFA_KUNIT_ARCH=i386 scripts/kunit.sh
 phase dkms scripts/dkms-test.sh
 phase vmtest-6.12:vmtest make -s vmtest KVER="$(scripts/kver.sh 6.12)"
 phase vmtest-6.1:vmtest make -s vmtest KVER="$(scripts/kver.sh 6.1)"

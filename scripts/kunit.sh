@@ -1,6 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Run the KUnit suites in kunit/ through the kernel's kunit.py (UML).
+# Run the KUnit suites in kunit/ through the kernel's kunit.py: on UML,
+# or with AFA_KUNIT_ARCH=i386 on a 32-bit kernel in QEMU (the law must
+# hold with 32-bit longs), each arch in its own cached build directory.
 #
 # The project's files stay the only copy of the tests: the unpacked tree
 # gets a symlink to this checkout and one idempotent line in its top
@@ -9,10 +11,18 @@
 # checkout may hold files older than the cached objects.
 . "$(dirname "$0")/lib.sh"
 
+arch=${AFA_KUNIT_ARCH:-um}
 need_pkgs build-essential flex bison bc python3 xz-utils
+[ "$arch" = um ] || need_pkgs qemu-system-x86 libelf-dev
 tree=$("$AFA_TOP/scripts/srctree.sh") || exit 1
-build=$AFA_CACHE/kunit-$AFA_SRC_SERIES
-log=$AFA_TOP/build/kunit.log
+if [ "$arch" = um ]; then
+	build=$AFA_CACHE/kunit-$AFA_SRC_SERIES
+	label=kunit
+else
+	build=$AFA_CACHE/kunit-$AFA_SRC_SERIES-$arch
+	label=kunit-$arch
+fi
+log=$AFA_TOP/build/$label.log
 mkdir -p "$build" "$AFA_TOP/build"
 
 exec 9>"$tree/.afa-kunit.lock"
@@ -27,7 +37,7 @@ rm -rf "$build/autofaultaround"
 
 cd "$tree" || exit 1
 set -o pipefail
-python3 tools/testing/kunit/kunit.py run \
+python3 tools/testing/kunit/kunit.py run --arch="$arch" \
 	--kunitconfig="$AFA_TOP/kunit/.kunitconfig" \
 	--build_dir="$build" --jobs="$(nproc)" "$@" 2>&1 | tee "$log"
 rc=$?
@@ -38,5 +48,5 @@ passed=$(grep -c '^\[[0-9:]*\] \[PASSED\]' "$log")
 failed=$(grep -c '^\[[0-9:]*\] \[FAILED\]' "$log")
 [ "$rc" -eq 0 ] && [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ] || rc=1
 [ "$rc" -eq 0 ] || [ "$failed" -gt 0 ] || failed=1
-echo "kunit: $passed passed, $failed failed"
+echo "$label: $passed passed, $failed failed"
 exit $rc

@@ -36,8 +36,6 @@ const unsigned char pad_text[PAD_BYTES] = { [PAD_BYTES - 1] = 1 };
 __attribute__((aligned(4096), used))
 const unsigned char pad_rodata[PAD_BYTES] = { [PAD_BYTES - 1] = 1 };
 
-extern char **environ;
-
 struct opts {
 	unsigned int passes;	/* batches of execs */
 	unsigned int count;	/* execs per batch */

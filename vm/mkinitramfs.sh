@@ -5,6 +5,10 @@
 #   under /lib/modules/KVER/extra with depmod run (so 'modprobe
 #   autofaultaround' works), trace-cmd with its libraries, the userspace
 #   tools, and the guest scripts from vm/.
+# The kernel's modules come from /lib/modules/KVER, or from AFA_VM_MODDIR
+# (a tree ending in lib/modules/KVER, as 'make modules_install
+# INSTALL_MOD_PATH=' leaves it) for a kernel built elsewhere, such as
+# scripts/debug-kernel.sh's; ext4 and virtio built in need no copy.
 # usage: mkinitramfs.sh KVER OUTDIR
 . "$(dirname "$0")/../scripts/lib.sh"
 
@@ -29,19 +33,26 @@ for a in $(/bin/busybox --list-full); do
 done
 
 # kernel modules: what ext4 and virtio_blk need, decompressed, in order
+# (none when they are built in: --show-depends says "builtin")
+srcmod=${AFA_VM_MODDIR:-/lib/modules/$kver}
+srcmod=${srcmod%/}
+modbase=${srcmod%/lib/modules/"$kver"}
+[ "$modbase" != "$srcmod" ] || die "AFA_VM_MODDIR=$srcmod does not end in /lib/modules/$kver"
+modprobe_d=()
+[ -n "$modbase" ] && modprobe_d=(-d "$modbase")
 moddir=$root/lib/modules/$kver
-mkdir -p "$moddir/extra"
+mkdir -p "$moddir/extra" "$moddir/kernel"
 for m in $(for n in ext4 virtio_pci virtio_blk; do
-		   modprobe -S "$kver" --show-depends "$n" || exit 1
+		   modprobe "${modprobe_d[@]}" -S "$kver" --show-depends "$n" || exit 1
 	   done | awk '$1 == "insmod" { print $2 }'); do
-	rel=${m#/lib/modules/$kver/}
+	rel=${m#"$srcmod"/}
 	mkdir -p "$moddir/$(dirname "$rel")"
 	case "$m" in
 	*.xz) xz -dc "$m" >"$moddir/${rel%.xz}" ;;
 	*) cp "$m" "$moddir/$rel" ;;
 	esac || die "cannot copy module $m"
 done
-cp /lib/modules/"$kver"/modules.builtin* "$moddir/"
+cp "$srcmod"/modules.builtin* "$moddir/"
 cp "$ko" "$moddir/extra/"
 (cd "$moddir" && find kernel extra -name '*.ko') >"$moddir/modules.order"
 depmod -b "$root" "$kver" || die "depmod failed"

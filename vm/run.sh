@@ -1,9 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Boot Debian's kernel KVER in QEMU (TCG) with the project's initramfs and
-# an ext4 test disk, run the guest side in MODE (test, numa, demo or
-# bench), and
-# judge the console log.  bench mode counts no PASS lines: it boots with
+# an ext4 test disk, run the guest side in MODE (test, numa, demo, bench,
+# debug or stress), and judge the console log.  AFA_VM_KERNEL (an image) and
+# AFA_VM_MODDIR (its modules, see mkinitramfs.sh) boot a kernel built
+# elsewhere instead, as make vmtest-debug does with the debug kernel of
+# scripts/debug-kernel.sh.  bench mode counts no PASS lines: it boots with
 # QEMU's instruction-counting clock and more memory, and leaves its BENCH
 # result lines in the console log for scripts/bench-report.sh.
 #
@@ -14,11 +16,11 @@
 
 mode=$1
 kver=$2
-[ -n "$mode" ] && [ -n "$kver" ] || die "usage: run.sh test|numa|demo|bench KVER"
+[ -n "$mode" ] && [ -n "$kver" ] || die "usage: run.sh test|numa|demo|bench|debug|stress KVER"
 need_pkgs qemu-system-x86 e2fsprogs
-kernel=/boot/vmlinuz-$kver
+kernel=${AFA_VM_KERNEL:-/boot/vmlinuz-$kver}
 [ -r "$kernel" ] ||
-	die "$kernel not found; install linux-image-$kver (see 'make deps')"
+	die "$kernel not found; ${AFA_VM_KERNEL:+check AFA_VM_KERNEL or }install linux-image-$kver (see 'make deps')"
 
 out=$AFA_TOP/build/vm-$kver
 mkdir -p "$out"
@@ -50,6 +52,20 @@ numa)
 	       -object memory-backend-ram,id=m1,size=$((mem / 2))M
 	       -numa node,nodeid=1,cpus=2-3,memdev=m1)
 	append="afa_mode=test afa_tests=50-"
+	;;
+stress)
+	# The stress suite: the test topology (SMT siblings to take offline),
+	# and time for it (about 15 minutes under TCG at the default counts).
+	smp=${AFA_VM_SMP:-4,sockets=1,cores=2,threads=2}
+	timeout=${AFA_VM_TIMEOUT:-1800}
+	;;
+debug)
+	# The debug kernel (KASAN, lockdep, kmemleak): the test topology, the
+	# whole suite, the stress suite and a kmemleak scan; KASAN under TCG
+	# is slow and wants memory.
+	smp=${AFA_VM_SMP:-4,sockets=1,cores=2,threads=2}
+	mem=${AFA_VM_MEM:-2048}
+	timeout=${AFA_VM_TIMEOUT:-3600}
 	;;
 esac
 if [ "$mode" = bench ]; then
@@ -92,9 +108,10 @@ if [ -n "$reports" ]; then
 fi
 failed=$((failed + harness))
 case "$mode" in
-test | numa)
+test | numa | debug | stress)
 	[ "$passed" -eq 0 ] && failed=$((failed + 1))
 	label=vmtest
+	[ "$mode" = stress ] && label=vmtest-stress
 	;;
 *)
 	label=$mode

@@ -5,9 +5,11 @@
 # adaptive run.  Results are console lines for scripts/bench-report.sh:
 #
 #   BENCH wl=WORKLOAD cfg=oN|afa rep=R minflt=N ns=N lines=N
-#   BENCH-OVH win=BYTES cfg=off|afa0 rep=R minflt=N ns=N lines=N fab=BYTES
-#   BENCH-STATE wl=WORKLOAD rep=R what=class|stream name=... order=N
-#   BENCH-TRACE <trace-cmd report line of afa_order_change or afa_stream>
+#   BENCH-OVH win=BYTES cfg=off|afa0|afa0ns rep=R minflt=N ns=N lines=N fab=BYTES
+#   BENCH-STATE wl=WORKLOAD rep=R what=class|stream name=... order=N faults=N
+#   BENCH-INFO, BENCH-MARK, BENCH-TRACE-OUT: parameters, phases, output
+#   BENCH-TRACE <trace-cmd report line: afa_order_change, afa_stream, or
+#               afa_ctl_step of a class or of the two files' streams>
 #   BENCH-INO ino=N name=NAME
 #
 # cfg=oN: fault_around_bytes = 4096 << N, module unloaded (o4, the kernel
@@ -16,14 +18,19 @@
 # window.  Every configuration runs the same command: WARM passes, each
 # holding its mapping one period so that the module can check its
 # samples, then the measured ones; only those are reported.
-# Kernel command line knobs: bench_reps=N, bench_only=wl1,wl2,...
+# Kernel command line knobs: bench_reps=N, bench_only=wl1,wl2,... (the
+# workloads below, overhead, trace), bench_warm=N, bench_warm_exec=N.
 . /guest/lib.sh
 
 REPS=${bench_reps:-5}
 ONLY=${bench_only:-}
-WARM=${bench_warm:-14}		# warm-up passes (afa-work)
+WARM=${bench_warm:-16}		# warm-up passes (afa-work)
 WARM_EXEC=${bench_warm_exec:-3}	# warm-up batches (afa-exec)
-HOLD=200			# ms a pass holds its mapping: one default period
+# ms a pass holds its mapping: the module checks a sample at the first
+# period end (200 ms) at least half a period after taking it, so within
+# 300 ms: before the next pass maps the same addresses again, whose
+# fault-around would show it as used
+HOLD=300
 EXEC_HOLD=500			# ms a child lives after its touches
 
 SEQ=/mnt/seq64
@@ -208,12 +215,15 @@ if want trace; then
 	trace-cmd record -q -o /tmp/bench.dat \
 		-e autofaultaround:afa_order_change \
 		-e autofaultaround:afa_stream \
+		-e autofaultaround:afa_ctl_step \
 		sh /guest/bench.sh traced >/tmp/traced.out 2>&1
 	state trace 0
 	rmmod autofaultaround
 	sed '/^BENCH/!s/^/BENCH-TRACE-OUT /' /tmp/traced.out
+	# the law's steps of the classes and of the two files' streams only:
+	# the exec children's are many
 	trace-cmd report -i /tmp/bench.dat 2>/dev/null |
-		grep -E 'afa_order_change|afa_stream:|bench-mark' |
+		grep -E "afa_order_change|afa_stream:|bench-mark|afa_ctl_step:.* (pid=0|ino=$(ino $SEQ)|ino=$(ino $SPARSE)) " |
 		sed 's/^ */BENCH-TRACE /'
 fi
 say "done"

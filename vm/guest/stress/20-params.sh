@@ -1,0 +1,322 @@
+# SPDX-License-Identifier: GPL-2.0
+# stress_writes random writes, valid and invalid, to every parameter in
+# /sys/module/autofaultaround/parameters/ while workloads run.  awk draws
+# them from the seed and models the module's rules (admin-guide.md,
+# afa_ctl_params_check()), so it knows which must succeed and which must
+# fail with EINVAL; the writes run from one generated script, builtins
+# only (no fork per write).  At the end the parameters must be what the
+# model says, consistent, and the log must not have flooded.
+. /guest/stress/lib
+prepare
+
+modprobe autofaultaround period_ms=50 sample_every=4
+start_loads seq sparse exec
+rejected0=$(dmesg | grep -c 'autofaultaround: rejected')
+lines0=$(dmesg | wc -l)
+
+init=
+for f in $PDIR/*; do
+	init="$init ${f##*/}=$(cat $f)"
+done
+CHUNK=250
+awk -v seed="$stress_seed" -v n="$stress_writes" -v init="$init" \
+	-v chunk=$CHUNK -v limit="$stress_limit_s" -v pdir=$PDIR '
+# kstrtou32()/kstrtouint() with base 0 as the generator writes them:
+# decimal without a leading 0, or 0x hex; -1 when the kernel refuses it
+function u32(v,   x, i, d) {
+	if (v ~ /^(0|[1-9][0-9]*)$/) {
+		if (length(v) > 10 || v + 0 > 4294967295)
+			return -1
+		return v + 0
+	}
+	if (v ~ /^0[xX][0-9a-fA-F]+$/) {
+		x = 0
+		for (i = 3; i <= length(v); i++) {
+			d = index("0123456789abcdef", tolower(substr(v, i, 1))) - 1
+			x = x * 16 + d
+			if (x > 4294967295)
+				return -1
+		}
+		return x
+	}
+	return -1
+}
+
+# afa_ctl_params_check() on the law parameters in p[]
+function law_ok(p,   m) {
+	if (p["max_order"] > 9 || p["min_order"] > p["max_order"])
+		return 0
+	if (!p["max_step"] || p["max_step"] > 9)
+		return 0
+	if (!p["setpoint"] || p["setpoint"] >= 1024)
+		return 0
+	m = p["setpoint"] < 1024 - p["setpoint"] ? p["setpoint"] : 1024 - p["setpoint"]
+	if (p["deadband"] >= m)
+		return 0
+	if (p["hysteresis"] >= 512)
+		return 0
+	if (p["kp"] > 16384 || p["ki"] > 16384 || p["kd"] > 16384 ||
+	    (!p["kp"] && !p["ki"]))
+		return 0
+	if (p["ewma_shift"] > 16 || !p["min_samples"])
+		return 0
+	if (p["probe_periods"] > 65535)
+		return 0
+	return 1
+}
+
+# the class list as the module prints it, from a bit mask
+function class_str(mask,   s, i) {
+	s = ""
+	for (i = 0; i < 7; i++)
+		if (int(mask / bit[i]) % 2)
+			s = s (s == "" ? "" : ",") cls[i]
+	return s == "" ? "none" : s
+}
+
+# the mask of a classes= value, or -1 when the module refuses it
+function class_mask(v,   t, k, i, j, m) {
+	if (length(v) >= 95)
+		return -1
+	gsub(/^ +| +$/, "", v)
+	if (v == "all")
+		return 127
+	if (v == "none")
+		return 0
+	k = split(v, t, ",")
+	if (k == 0)
+		return -1
+	m = 0
+	for (i = 1; i <= k; i++) {
+		gsub(/^ +| +$/, "", t[i])
+		for (j = 0; j < 7; j++)
+			if (t[i] == cls[j])
+				break
+		if (j == 7)
+			return -1
+		if (int(m / bit[j]) % 2 == 0)
+			m += bit[j]
+	}
+	return m
+}
+
+# try NAME VALUE: 1 and the new state in cur[] when the module accepts it
+function try(name, v,   x, p, k, b) {
+	if (name == "enabled") {
+		b = substr(v, 1, 1)
+		if (b ~ /[yY1]/ || v ~ /^[oO][nN]/) { cur[name] = "Y"; return 1 }
+		if (b ~ /[nN0]/ || v ~ /^[oO][fF]/) { cur[name] = "N"; return 1 }
+		return 0
+	}
+	if (name == "classes") {
+		x = class_mask(v)
+		if (x < 0)
+			return 0
+		cur[name] = class_str(x)
+		return 1
+	}
+	x = u32(v)
+	if (x < 0)
+		return 0
+	if (name in law) {
+		for (k in law)
+			p[k] = cur[k]
+		p[name] = x
+		for (k in p)
+			p[k] += 0
+		if (!law_ok(p))
+			return 0
+	} else if (x < lo[name] || x > hi[name]) {
+		return 0
+	}
+	cur[name] = x
+	return 1
+}
+
+# busybox awk: no ^ (no math library), printf %x wraps at 2^31
+function hex(v,   s) {
+	s = ""
+	do {
+		s = substr("0123456789abcdef", v % 16 + 1, 1) s
+		v = int(v / 16)
+	} while (v > 0)
+	return "0x" s
+}
+
+function rnd(k) {
+	return int(rand() * k)
+}
+
+# a value to write to NAME: mostly plausible, often invalid
+function value(name,   r, a, b, k, i, s, g) {
+	r = rand()
+	if (name == "enabled") {
+		split("0 1 y n Y N yes no on off 2 x -1 o of On", g, " ")
+		if (r < 0.1)
+			return ""
+		return g[1 + rnd(16)]
+	}
+	if (name == "classes") {
+		if (r < 0.15)
+			return "all"
+		if (r < 0.25)
+			return "none"
+		if (r < 0.7) {
+			k = 1 + rnd(4)
+			s = ""
+			for (i = 0; i < k; i++)
+				s = s (i ? (rnd(3) ? "," : ", ") : "") cls[rnd(7)]
+			return s
+		}
+		split("bogus|seq,bogus|seq,,rand|all,seq|SEQ|,|none,|exec;seq", g, "|")
+		if (r < 0.75)
+			return ""
+		if (r < 0.8) {
+			s = "seq"
+			while (length(s) < 120)
+				s = s ",seq"
+			return s
+		}
+		return g[1 + rnd(8)]
+	}
+	a = lo[name]
+	b = span[name]
+	if (r < 0.55)
+		return a + rnd(b - a + 1)
+	if (r < 0.65)
+		return hex(a + rnd(b - a + 1))
+	if (r < 0.75) {
+		k = rnd(4)
+		if (k == 0)
+			return a
+		if (k == 1)
+			return name == "period_ms" ? 1000 : hi[name]
+		if (k == 2)
+			return a > 0 ? a - 1 : "-1"
+		return hi[name] + 1
+	}
+	if (r < 0.85) {
+		split("4294967296 18446744073709551616 99999999999 4294967295", g, " ")
+		return g[1 + rnd(4)]
+	}
+	split("abc| |1.5|12abc|0x| 7|7 7|-3|1e3|0x1g|+-1", g, "|")
+	s = g[1 + rnd(11)]
+	return s == " " ? "" : s
+}
+
+BEGIN {
+	srand(seed)
+	split("rand seq exec shmem shared rodata private", t, " ")
+	for (i = 1; i <= 7; i++) {
+		cls[i - 1] = t[i]
+		bit[i - 1] = i == 1 ? 1 : bit[i - 2] * 2
+	}
+	split("kp ki kd setpoint deadband hysteresis ewma_shift min_samples min_order max_order max_step probe_periods ref_faults_per_s", t, " ")
+	for (i in t)
+		law[t[i]] = 1
+	# individually valid ranges, and how far random values go
+	split("kp 0 16384 16384|ki 0 16384 16384|kd 0 16384 16384|setpoint 1 1023 1023|deadband 0 1023 600|hysteresis 0 511 600|ewma_shift 0 16 17|min_samples 1 4294967295 64|min_order 0 9 10|max_order 0 9 10|max_step 1 9 10|probe_periods 0 65535 100|ref_faults_per_s 0 4294967295 100000|period_ms 10 60000 500|sample_every 1 65536 64|initial_order 0 9 10", t, "|")
+	for (i in t) {
+		split(t[i], f, " ")
+		lo[f[1]] = f[2] + 0; hi[f[1]] = f[3] + 0; span[f[1]] = f[4] + 0
+	}
+	nn = split(init, t, " ")
+	for (i = 1; i <= nn; i++) {
+		split(t[i], f, "=")
+		name[i] = f[1]
+		cur[f[1]] = f[2] ~ /^[0-9]+$/ ? f[2] + 0 : f[2]
+		if (!(f[1] in lo) && f[1] != "enabled" && f[1] != "classes")
+			unknown = unknown " " f[1]
+	}
+	if (unknown != "") {
+		print "echo \"FAIL: params: the model does not know" unknown ": teach 20-params.sh\""
+		print "nw=0"
+		exit
+	}
+	print "P=" pdir
+	print "ok=0 rej=0 wrong_ok=0 wrong_rej=0 other=0 nw=0 stop=0 done_chunks=0"
+	print "w() {"
+	print "	[ $stop = 1 ] && return"
+	print "	nw=$((nw + 1))"
+	print "	if echo \"$2\" 2>/tmp/werr >\"$P/$1\"; then"
+	print "		ok=$((ok + 1))"
+	print "		[ $3 = 1 ] && return"
+	print "		wrong_ok=$((wrong_ok + 1))"
+	print "		[ $wrong_ok -le 10 ] && echo \"stress: params: write $1=\x27$2\x27 succeeded, the model says EINVAL\""
+	print "		return"
+	print "	fi"
+	print "	read -r e </tmp/werr"
+	print "	case \"$e\" in"
+	print "	*\"Invalid argument\"*) rej=$((rej + 1)) ;;"
+	print "	*) other=$((other + 1)); echo \"stress: params: write $1=\x27$2\x27: $e\"; return ;;"
+	print "	esac"
+	print "	[ $3 = 0 ] && return"
+	print "	wrong_rej=$((wrong_rej + 1))"
+	print "	[ $wrong_rej -le 10 ] && echo \"stress: params: write $1=\x27$2\x27 failed with EINVAL, the model says valid\""
+	print "}"
+	print "read -r up _ </proc/uptime; end=$((${up%.*} + " limit "))"
+	# tl K: K chunks done; stop when the time is up
+	print "tl() {"
+	print "	[ $stop = 1 ] && return"
+	print "	done_chunks=$1"
+	print "	read -r up _ </proc/uptime"
+	print "	[ ${up%.*} -ge $end ] && stop=1"
+	print "}"
+	for (w = 1; w <= n; w++) {
+		p = name[1 + rnd(nn)]
+		v = value(p)
+		e = try(p, v)
+		printf "w %s \x27%s\x27 %d\n", p, v, e
+		if (w % chunk == 0 || w == n) {
+			k = int((w + chunk - 1) / chunk)
+			printf "tl %d\n", k
+			for (i = 1; i <= nn; i++)
+				print k, name[i] "=" cur[name[i]] >"/tmp/pw.expect"
+		}
+		nvalid += e
+	}
+	printf "stress: params: %d writes generated, %d valid by the model\n", n, nvalid >"/dev/stderr"
+}' >/tmp/pw.sh
+echo "stress: $stress_writes random parameter writes (seed $stress_seed, $CHUNK a chunk), time limit ${stress_limit_s}s"
+deadline 100000
+. /tmp/pw.sh
+t=$(elapsed)
+stop_loads "params"
+echo "stress: params: $nw writes in ${t}s ($done_chunks chunks): $ok accepted, $rej rejected with EINVAL, $other other errors; accepted but invalid $wrong_ok, rejected but valid $wrong_rej"
+[ "$stop" = 1 ] && echo "stress: params: time limit reached after $nw of $stress_writes writes"
+check "params: $nw random writes ran ($stress_writes asked)" test "$nw" -gt 0
+check "params: every invalid write failed with EINVAL ($rej rejected, $wrong_ok invalid accepted, $other other errors)" \
+	test "$wrong_ok" = 0 -a "$other" = 0
+check "params: every valid write succeeded ($ok accepted, $wrong_rej valid rejected)" \
+	test "$wrong_rej" = 0
+
+# the parameters are what the model says after the last chunk run
+got=$(for f in $PDIR/*; do echo "${f##*/}=$(cat $f)"; done)
+want=$(awk -v k="$done_chunks" '$1 == k { print $2 }' /tmp/pw.expect)
+[ "$got" = "$want" ] || { echo "stress: params: got:"; echo "$got"; echo "model:"; echo "$want"; }
+check "params: the parameters are what the model says after the writes" test "$got" = "$want"
+p() { cat $PDIR/$1; }
+sp=$(p setpoint)
+db=$(p deadband)
+check "params: consistent: min_order $(p min_order) <= max_order $(p max_order) <= 9, setpoint $sp +- deadband $db inside (0, 1024), hysteresis $(p hysteresis) < 512, kp $(p kp) or ki $(p ki) non-zero" \
+	test "$(p min_order)" -le "$(p max_order)" -a "$(p max_order)" -le 9 \
+	-a "$db" -lt "$sp" -a $((sp + db)) -lt 1024 -a "$(p hysteresis)" -lt 512 \
+	-a $(($(p kp) + $(p ki))) -gt 0
+
+# the log: the module's rejected lines are rate-limited
+rejected=$(($(dmesg | grep -c 'autofaultaround: rejected') - rejected0))
+lines=$(($(dmesg | wc -l) - lines0))
+echo "stress: params: $rejected 'autofaultaround: rejected' lines and $lines kernel log lines in all for $rej rejected writes"
+check "params: the log does not flood ($rejected 'rejected' lines <= 100 for $rej rejected writes, $lines lines in all <= 200)" \
+	test "$rejected" -le 100 -a "$lines" -le 200
+
+# a quick period again: the figures must be sane once the bounds are applied
+echo 20 >$PDIR/period_ms
+sleep 1.2
+wait_periods 3
+stats_sane >/tmp/sane.out
+r=$?
+cat /tmp/sane.out
+check "params: stats sane after the writes" test $r = 0
+check "params: rmmod succeeds" rmmod_retry
+check "params: no kernel report" dmesg_clean
