@@ -23,6 +23,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#define AFA_PROG "afa-exec"
+#include "afa-util.h"
+
 #define PAD_BYTES	(8 << 20)
 
 /*
@@ -47,19 +50,6 @@ struct opts {
 	int child;
 	const char *prog;
 };
-
-static void __attribute__((noreturn, format(printf, 1, 2)))
-fatal(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("afa-exec: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(1);
-}
 
 static const struct option long_opts[] = {
 	{ "passes", required_argument, NULL, 'n' },
@@ -94,18 +84,6 @@ static void usage(FILE *f)
 	      f);
 }
 
-static unsigned int parse_uint(const char *s, const char *what)
-{
-	unsigned long v;
-	char *end;
-
-	errno = 0;
-	v = strtoul(s, &end, 0);
-	if (errno || end == s || *end || v > 1000000)
-		fatal("invalid %s: '%s'", what, s);
-	return v;
-}
-
 static void parse_opts(int argc, char **argv, struct opts *o)
 {
 	int c;
@@ -116,25 +94,25 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 				NULL)) != -1) {
 		switch (c) {
 		case 'n':
-			o->passes = parse_uint(optarg, "passes");
+			o->passes = parse_ulong_range(optarg, "passes", 0, 1000000);
 			break;
 		case 'c':
-			o->count = parse_uint(optarg, "count");
+			o->count = parse_ulong_range(optarg, "count", 0, 1000000);
 			break;
 		case 'j':
-			o->jobs = parse_uint(optarg, "jobs");
+			o->jobs = parse_ulong_range(optarg, "jobs", 0, 1000000);
 			break;
 		case 'f':
-			o->fraction = parse_uint(optarg, "fraction");
+			o->fraction = parse_ulong_range(optarg, "fraction", 0, 1000000);
 			break;
 		case 'R':
-			o->run_pages = parse_uint(optarg, "run pages");
+			o->run_pages = parse_ulong_range(optarg, "run pages", 0, 1000000);
 			break;
 		case 'H':
-			o->hold_ms = parse_uint(optarg, "hold time");
+			o->hold_ms = parse_ulong_range(optarg, "hold time", 0, 1000000);
 			break;
 		case 'r':
-			o->seed = parse_uint(optarg, "seed");
+			o->seed = parse_ulong_range(optarg, "seed", 0, 1000000);
 			break;
 		case 'C':
 			o->child = 1;
@@ -180,14 +158,6 @@ static int child(const struct opts *o)
 	if (o->hold_ms)
 		usleep(o->hold_ms * 1000);
 	return sum == 0xff;	/* never: the pads hold zeros here */
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
 static void children_usage(long *minflt, uint64_t *cpu_ns)

@@ -34,6 +34,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#define AFA_PROG "afa-race"
+#include "afa-util.h"
+
 #define SLOT_BYTES	(2UL << 20)
 #define MAX_SLOTS	256
 #define MAX_THREADS	64
@@ -74,19 +77,6 @@ static struct counts total;
 static __thread sigjmp_buf fault_jmp;
 static __thread volatile int fault_armed;
 
-static void __attribute__((noreturn, format(printf, 1, 2)))
-fatal(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("afa-race: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(1);
-}
-
 static const struct option long_opts[] = {
 	{ "seconds", required_argument, NULL, 'd' },
 	{ "slots", required_argument, NULL, 's' },
@@ -112,19 +102,6 @@ static void usage(FILE *f)
 	      "mprotects madvises forks children_failed dead_slots\n", f);
 }
 
-static unsigned long parse_ulong(const char *s, const char *what,
-				 unsigned long min, unsigned long max)
-{
-	char *end;
-	unsigned long v;
-
-	errno = 0;
-	v = strtoul(s, &end, 0);
-	if (errno || end == s || *end || v < min || v > max)
-		fatal("invalid %s: '%s' (%lu..%lu)", what, s, min, max);
-	return v;
-}
-
 static void parse_opts(int argc, char **argv)
 {
 	int c;
@@ -135,22 +112,22 @@ static void parse_opts(int argc, char **argv)
 				NULL)) != -1) {
 		switch (c) {
 		case 'd':
-			o.seconds = parse_ulong(optarg, "seconds", 0, 86400);
+			o.seconds = parse_ulong_range(optarg, "seconds", 0, 86400);
 			break;
 		case 's':
-			o.slots = parse_ulong(optarg, "slots", 1, MAX_SLOTS);
+			o.slots = parse_ulong_range(optarg, "slots", 1, MAX_SLOTS);
 			break;
 		case 'f':
-			o.faulters = parse_ulong(optarg, "faulters", 0, MAX_THREADS);
+			o.faulters = parse_ulong_range(optarg, "faulters", 0, MAX_THREADS);
 			break;
 		case 'm':
-			o.mutators = parse_ulong(optarg, "mutators", 0, MAX_THREADS);
+			o.mutators = parse_ulong_range(optarg, "mutators", 0, MAX_THREADS);
 			break;
 		case 'k':
-			o.forkers = parse_ulong(optarg, "forkers", 0, MAX_THREADS);
+			o.forkers = parse_ulong_range(optarg, "forkers", 0, MAX_THREADS);
 			break;
 		case 'r':
-			o.seed = parse_ulong(optarg, "seed", 0, UINT32_MAX);
+			o.seed = parse_ulong_range(optarg, "seed", 0, UINT32_MAX);
 			break;
 		case 'h':
 			usage(stdout);

@@ -20,6 +20,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#define AFA_PROG "afa-work"
+#include "afa-util.h"
+
 enum pattern { PAT_SEQ, PAT_RAND, PAT_STRIDE };
 
 /* A phase: one access pattern, repeated over fresh mappings. */
@@ -41,19 +44,6 @@ struct opts {
 	unsigned int threads;	/* threads sharing each pass */
 	const char *path;
 };
-
-static void __attribute__((noreturn, format(printf, 1, 2)))
-fatal(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("afa-work: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(1);
-}
 
 static const struct option long_opts[] = {
 	{ "pattern", required_argument, NULL, 'p' },
@@ -86,18 +76,6 @@ static void usage(FILE *f)
 	      "minflt counts the whole process (getrusage RUSAGE_SELF); ns is the\n"
 	      "wall time of the touches, from the first thread's start to the\n"
 	      "last one's end.\n", f);
-}
-
-static unsigned long parse_ulong(const char *s, const char *what)
-{
-	char *end;
-	unsigned long v;
-
-	errno = 0;
-	v = strtoul(s, &end, 0);
-	if (errno || end == s || *end)
-		fatal("invalid %s: '%s'", what, s);
-	return v;
 }
 
 static enum pattern parse_pattern(const char *s)
@@ -133,10 +111,10 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 			if (!o->nr_phases)
 				add_phase(o, "seq");
 			o->phase[o->nr_phases - 1].passes =
-				parse_ulong(optarg, "passes");
+				parse_ulong_range(optarg, "passes", 0, ULONG_MAX);
 			break;
 		case 's':
-			o->stride = parse_ulong(optarg, "stride");
+			o->stride = parse_ulong_range(optarg, "stride", 0, ULONG_MAX);
 			break;
 		case 'a':
 			if (!strcmp(optarg, "normal"))
@@ -152,13 +130,13 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 			o->shared = 1;
 			break;
 		case 'r':
-			o->seed = parse_ulong(optarg, "seed");
+			o->seed = parse_ulong_range(optarg, "seed", 0, ULONG_MAX);
 			break;
 		case 'H':
-			o->hold_ms = parse_ulong(optarg, "hold time");
+			o->hold_ms = parse_ulong_range(optarg, "hold time", 0, ULONG_MAX);
 			break;
 		case 't':
-			o->threads = parse_ulong(optarg, "threads");
+			o->threads = parse_ulong_range(optarg, "threads", 0, ULONG_MAX);
 			if (o->threads < 1 || o->threads > 256)
 				fatal("threads must be 1..256");
 			break;
@@ -186,14 +164,6 @@ static long minflt_now(void)
 	if (getrusage(RUSAGE_SELF, &ru))
 		fatal("getrusage: %s", strerror(errno));
 	return ru.ru_minflt;
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
 /* Fisher-Yates over page indices, with a small private LCG for repeatability. */
