@@ -62,10 +62,12 @@ stress)
 debug)
 	# The debug kernel (KASAN, lockdep, kmemleak): the test topology, the
 	# whole suite, the stress suite and a kmemleak scan; KASAN under TCG
-	# is slow and wants memory.
+	# is slow and wants memory.  Warnings (lockdep, WARN) go to the
+	# console too, so that a hang still leaves its report in the log.
 	smp=${AFA_VM_SMP:-4,sockets=1,cores=2,threads=2}
 	mem=${AFA_VM_MEM:-2048}
 	timeout=${AFA_VM_TIMEOUT:-3600}
+	append="$append loglevel=5"
 	;;
 esac
 if [ "$mode" = bench ]; then
@@ -99,8 +101,10 @@ if ! grep -q '^AFA-VM-DONE$' "$log"; then
 	echo "vm: FAIL: no completion marker (hang or panic)"
 	harness=$((harness + 1))
 fi
+# (a lockdep kernel's boot banner "RCU lockdep checking is enabled" is
+# no report)
 reports=$(grep -E 'BUG:|WARNING:|Oops|Call Trace|KASAN|possible .*locking|lockdep|general protection|Kernel panic' "$log" |
-	  grep -v '^\(PASS\|FAIL\): ')
+	  grep -v -e '^\(PASS\|FAIL\): ' -e '^rcu:[[:space:]]*RCU lockdep checking is enabled\.$')
 if [ -n "$reports" ]; then
 	echo "vm: FAIL: kernel reports in the console log:"
 	echo "$reports" | head -n 20
