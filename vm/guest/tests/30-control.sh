@@ -50,7 +50,7 @@ rmmod autofaultaround
 # phase change on one mapping: sequential, then sparse, then sequential
 load
 trace-cmd record -q -e autofaultaround -o /tmp/phase.dat \
-	afa-work -p seq -n 25 -p stride -n 40 -p seq -n 25 -H $HOLD $sparse \
+	afa-work -p seq -n 25 -p stride -n 60 -p seq -n 25 -H $HOLD $sparse \
 	>/tmp/phase.out
 trace-cmd report -i /tmp/phase.dat 2>/dev/null >/tmp/phase.txt
 path=$(trace_orders /tmp/phase.txt "$(ino $sparse)" |
