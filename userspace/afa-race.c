@@ -256,14 +256,18 @@ static void *faulter(void *arg)
 	return NULL;
 }
 
-/* The slot is a hole: map it again, or give it up to whoever took it. */
-static void refill(struct slot *s, uint64_t *x)
+/*
+ * The slot is a hole: map it again, or give it up to whoever took it.
+ * Return: 1 when it is mapped again.
+ */
+static int refill(struct slot *s, uint64_t *x)
 {
 	if (map_slot(s->addr, x, 0) != MAP_FAILED)
-		return;
+		return 1;
 	if (errno != EEXIST && errno != ENOMEM)
 		fatal("mmap of a slot: %s", strerror(errno));
 	s->dead = 1;
+	return 0;
 }
 
 /* One change to a slot's mapping; the slot's range is ours throughout. */
@@ -279,8 +283,7 @@ static void mutate(struct slot *s, uint64_t *x, struct counts *c)
 		c->munmaps++;
 		if (rnd(x) & 1)
 			sched_yield();
-		refill(s, x);
-		c->remaps++;
+		c->remaps += refill(s, x);
 		break;
 	case 1:		/* mremap away, hold the range, mremap back */
 		tmp = mmap(NULL, SLOT_BYTES, PROT_NONE,
