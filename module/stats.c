@@ -10,6 +10,7 @@
 #include <linux/log2.h>
 #include <linux/math64.h>
 #include <linux/seq_file.h>
+#include <linux/slab.h>
 #include "account.h"
 #include "afa.h"
 #include "control_law.h"
@@ -41,12 +42,19 @@ static void afa_show_row(struct seq_file *m, unsigned int class,
 		   t->sample_dropped);
 }
 
+/*
+ * The views of one domain's classes are too large for the stack of a
+ * KASAN kernel (1.4 KB); a read of the table is rare, so allocate them.
+ */
 static int afa_stats_show(struct seq_file *m, void *v)
 {
-	struct afa_fig_view view[AFA_NR_CLASSES];
+	struct afa_fig_view *view;
 	struct afa_global_view g;
 	unsigned int dom, class;
 
+	view = kmalloc_array(AFA_NR_CLASSES, sizeof(*view), GFP_KERNEL);
+	if (!view)
+		return -ENOMEM;
 	afa_period_view(0, view, &g);
 	seq_printf(m, "# period_ms=%u sample_every=%u enabled=%d kernel_window=%lu periods=%llu probe_missed=%lu filemap_faults=%llu user_faults=%llu\n",
 		   READ_ONCE(afa_period_ms), READ_ONCE(afa_sample_every),
@@ -61,6 +69,7 @@ static int afa_stats_show(struct seq_file *m, void *v)
 		for (class = 0; class < AFA_NR_CLASSES; class++)
 			afa_show_row(m, class, dom, &view[class], g.period_ms);
 	}
+	kfree(view);
 	afa_period_show_streams(m);
 	return 0;
 }

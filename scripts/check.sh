@@ -62,6 +62,14 @@ phase kunit-i386 env AFA_KUNIT_ARCH=i386 scripts/kunit.sh
 phase dkms scripts/dkms-test.sh
 phase vmtest-6.12:vmtest make -s vmtest KVER="$(scripts/kver.sh 6.12)"
 phase vmtest-6.1:vmtest make -s vmtest KVER="$(scripts/kver.sh 6.1)"
+# The debug kernel's run only when that kernel is cached: its cold build
+# and its run do not fit CI's hour (README, docs/testing.md).
+if why=$(scripts/debug-kernel.sh --cached 2>&1 >/dev/null); then
+	phase vmtest-debug:vmtest make -s vmtest-debug
+else
+	echo "=== vmtest-debug: skipped: ${why#debug-kernel: }; 'make debug-kernel' builds it (about 10 minutes on 2 cores), then make check runs it"
+	summary+=("$(printf '%-14s skipped (make debug-kernel)' vmtest-debug)")
+fi
 
 echo
 echo "=== summary"

@@ -59,6 +59,27 @@ stat_col() {
 		$1 == c && $2 == 0 { print $col[k] }' $STATS
 }
 
+# periods: how many control periods the module has run (stats header)
+periods() {
+	kv periods "$(head -n 1 $STATS)"
+}
+
+# wait_periods N: wait until N more periods have run, so that what ran
+# before is folded into the stats whatever the kernel's speed (a KASAN
+# kernel under TCG is several times slower); 60 s at most, then say so.
+wait_periods() {
+	want=$(($(periods) + $1))
+	t=0
+	while [ "$(periods)" -lt "$want" ]; do
+		t=$((t + 1))
+		if [ $t -gt 600 ]; then
+			echo "wait_periods: $1 periods did not run in 60 s"
+			return 1
+		fi
+		sleep 0.1
+	done
+}
+
 # stream_col INO COLUMN [FILE]: a column of the stream table row of the
 # file with inode INO (the last such row), by the name in its header
 # line, from the stats file or a saved copy of it.

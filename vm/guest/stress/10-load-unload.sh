@@ -60,8 +60,8 @@ t=$(elapsed)
 stop_loads "load/unload"
 echo "stress: load/unload: $i of $stress_loads cycles in ${t}s (modprobe $((load_cs / 100))s, rmmod $((unload_cs / 100))s in all), rmmod retried $RMMOD_RETRIES times while the stats file was open"
 [ "$i" -lt "$stress_loads" ] && echo "stress: load/unload: time limit reached after $i cycles"
-check "load/unload: $i cycles of $stress_loads ran, every modprobe succeeded ($load_fail failed)" \
-	test "$load_fail" = 0 -a "$i" -gt 0
+check "load/unload: $i of $stress_loads cycles ran within the time limit, every modprobe succeeded ($load_fail failed)" \
+	test "$load_fail" = 0 -a "$i" = "$stress_loads"
 check "load/unload: every rmmod succeeded ($unload_fail failed)" test "$unload_fail" = 0
 check "load/unload: stats sane in every 20th cycle ($sane_fail not)" test "$sane_fail" = 0
 check "load/unload: the module is not loaded at the end" test ! -d /sys/module/autofaultaround

@@ -37,8 +37,8 @@ done
 t=$(elapsed)
 echo "stress: trace: $i of $stress_toggles cycles in ${t}s, $tbad failed writes"
 [ "$i" -lt "$stress_toggles" ] && echo "stress: trace: time limit reached after $i cycles"
-check "trace: $i enable/disable cycles of $EV ($stress_toggles asked), every write succeeded ($tbad failed)" \
-	test "$i" -gt 0 -a "$tbad" = 0
+check "trace: $i enable/disable cycles of $EV within the time limit ($stress_toggles asked), every write succeeded ($tbad failed)" \
+	test "$i" = "$stress_toggles" -a "$tbad" = 0
 
 # the toggles in the background, the module unloaded and loaded under them
 n=$((stress_toggles / 5))

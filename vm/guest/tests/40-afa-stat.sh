@@ -264,7 +264,10 @@ fi
 run_stat afa-stat
 check "debugfs mounted again: afa-stat reads the stats (exit $rc)" test "$rc" = 0
 
-# --from-trace: the events of a short run, against an awk reading of them
+# --from-trace: the events of a short run, against an awk reading of them;
+# a fresh module, so that the stream of $f is new and climbs
+rmmod autofaultaround
+modprobe autofaultaround period_ms=50 sample_every=1
 trace-cmd record -q -e autofaultaround:afa_order_change \
 	-e autofaultaround:afa_stream -o /tmp/afa-stat.dat \
 	afa-work -S -p seq -n 6 -H 100 $f >/dev/null

@@ -12,7 +12,9 @@ nodes=$(ls -d /sys/devices/system/node/node[0-9]* 2>/dev/null | wc -l)
 smt=$(cat /sys/devices/system/cpu/cpu0/topology/thread_siblings_list)
 echo "topology: $ncpu CPUs, $nodes nodes, cpu0 siblings $smt"
 
-modprobe autofaultaround period_ms=50 sample_every=1
+# the window held at order 4 (16 pages): a pass over 64 MiB takes 1024
+# faults whatever the speed of the kernel
+modprobe autofaultaround period_ms=50 sample_every=1 min_order=4 max_order=4
 
 # per-domain rows: one block of classes per node (and core type)
 rows=$(awk '$1 == "class" { on = 1; next } /^#/ { on = 0 } on' $STATS | wc -l)
@@ -26,7 +28,7 @@ last=$((ncpu - 1))
 lnode=$(ls -d /sys/devices/system/cpu/cpu$last/node[0-9]* 2>/dev/null | sed 's/.*node//')
 lnode=${lnode:-0}
 taskset -c $last afa-work -S -p seq $f >/dev/null
-sleep 0.2
+wait_periods 2
 got=$(awk -v n="$lnode" '$1 == "class" { for (i = 1; i <= NF; i++) col[$i] = i }
 	$1 == "shared" && $2 == n { print $col["faults"] }' $STATS)
 echo "shared faults in node $lnode after a run pinned to CPU $last: $got"
