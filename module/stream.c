@@ -108,15 +108,21 @@ unsigned int afa_stream_lookup(struct vm_area_struct *vma, u8 *order,
 }
 
 /**
- * afa_stream_count_fault() - count a fault of a stream, per CPU
+ * afa_stream_count_fault() - count a map_pages call of a stream, per CPU
  * @slot:	from afa_stream_lookup(), not AFA_NO_STREAM
- * @hit:	the faulting page was mapped by map_pages
  */
-void afa_stream_count_fault(unsigned int slot, bool hit)
+void afa_stream_count_fault(unsigned int slot)
 {
 	this_cpu_inc(afa_stream_cpu.count[slot].faults);
-	if (hit)
-		this_cpu_inc(afa_stream_cpu.count[slot].hits);
+}
+
+/**
+ * afa_stream_count_miss() - count a miss of a stream, per CPU
+ * @slot:	the slot its map_pages call was counted in
+ */
+void afa_stream_count_miss(unsigned int slot)
+{
+	this_cpu_inc(afa_stream_cpu.count[slot].misses);
 }
 
 /**
@@ -187,43 +193,45 @@ void afa_stream_set_order(struct afa_stream *s, u8 order)
 	afa_stream_publish(s, &s->key, order, false);
 }
 
-static void afa_stream_sum(unsigned int slot, u32 *faults, u32 *hits)
+static void afa_stream_sum(unsigned int slot, u32 *faults, u32 *misses)
 {
 	const struct afa_stream_count *c;
 	int cpu;
 
 	*faults = 0;
-	*hits = 0;
+	*misses = 0;
 	for_each_possible_cpu(cpu) {
 		c = &per_cpu_ptr(&afa_stream_cpu, cpu)->count[slot];
 		*faults += READ_ONCE(c->faults);
-		*hits += READ_ONCE(c->hits);
+		*misses += READ_ONCE(c->misses);
 	}
 }
 
 /**
  * afa_stream_fold() - start the period of every stream in use
  *
- * Fault and hit counts since the last fold, modulo 2^32; usefulness is
- * added by afa_stream_account() as samples are checked.
+ * Fault and miss counts since the last fold, modulo 2^32, and the hits
+ * between them; usefulness is added by afa_stream_account() as samples
+ * are checked.
  */
 void afa_stream_fold(void)
 {
 	struct afa_stream *s;
-	u32 faults, hits;
+	u32 faults, misses;
 	unsigned int i;
 
 	for (i = 0; i < AFA_NR_STREAMS; i++) {
 		s = &afa_streams[i];
 		if (!s->key.mm)
 			continue;
-		afa_stream_sum(i, &faults, &hits);
-		s->period = (struct afa_stream_fig){
-			.faults = faults - s->seen_faults,
-			.hits = hits - s->seen_hits,
-		};
+		afa_stream_sum(i, &faults, &misses);
+		s->period.faults = faults - s->seen_faults;
+		s->period.hits = s->period.faults -
+				 min(s->period.faults, misses - s->seen_misses);
+		s->period.checked = 0;
+		s->period.used = 0;
 		s->seen_faults = faults;
-		s->seen_hits = hits;
+		s->seen_misses = misses;
 		s->idle_periods = s->period.faults ? 0 : s->idle_periods + 1;
 	}
 }
@@ -283,7 +291,7 @@ static void afa_stream_add(const struct afa_stream_cand *c, u8 order)
 	if (!s)
 		return;
 	slot = s - afa_streams;
-	afa_stream_sum(slot, &s->seen_faults, &s->seen_hits);
+	afa_stream_sum(slot, &s->seen_faults, &s->seen_misses);
 	s->class = c->class;
 	s->domain = c->domain;
 	s->idle_periods = 0;
