@@ -37,8 +37,8 @@ struct afa_class_count {
  */
 struct afa_last_map {
 	struct task_struct *task;	/* the faulting task; NULL: consumed */
-	unsigned long nr_switches;	/* its context switches at entry */
-	struct vm_fault *vmf;		/* valid while @task runs the call */
+	unsigned long nr_switches;	/* its context switches (@sample only) */
+	struct vm_fault *vmf;		/* the fault (@sample only) */
 	struct address_space *mapping;	/* the file */
 	pgoff_t pgoff;			/* file page of the fault */
 	pgoff_t start;			/* first file page of the window */

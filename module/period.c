@@ -191,7 +191,8 @@ static void afa_period_fn(struct work_struct *work)
 	afa_control_period(period_ms);
 	afa_stream_add_noted(afa_period_seq, afa_new_stream_order);
 	afa_stream_evict_idle();
-	WRITE_ONCE(afa_period_seq, afa_period_seq + 1);
+	/* Publish the period's table and orders to the probe's acquire. */
+	smp_store_release(&afa_period_seq, afa_period_seq + 1);
 	afa_topology_refresh();
 	mutex_unlock(&afa_fig_lock);
 

@@ -50,20 +50,18 @@ static void afa_actuate(struct afa_last_map *last, struct vm_fault *vmf,
 			struct pt_regs *regs, u8 order)
 {
 	struct vm_area_struct *vma = vmf->vma;
-	struct afa_fault_pos pos;
 	u64 start, end;
 
 	if (!READ_ONCE(afa_enabled) ||
 	    !(READ_ONCE(afa_classes) & BIT(last->class)))
 		return;
-	pos = (struct afa_fault_pos){
-		.pgoff = vmf->pgoff,
-		.pte_off = pte_index(vmf->address),
-		.vma_off = vmf->pgoff - vma->vm_pgoff,
-		.vma_pages = vma_pages(vma),
-		.ptrs_per_pte = PTRS_PER_PTE,
-	};
-	afa_window(&pos, order, &start, &end);
+	afa_window(&(struct afa_fault_pos){
+			.pgoff = vmf->pgoff,
+			.pte_off = pte_index(vmf->address),
+			.vma_off = vmf->pgoff - vma->vm_pgoff,
+			.vma_pages = vma_pages(vma),
+			.ptrs_per_pte = PTRS_PER_PTE,
+		   }, order, &start, &end);
 	if (afa_arch_set_window(regs, start, end)) {
 		last->start = start;
 		last->nr_pages = end - start + 1;
@@ -84,50 +82,106 @@ static bool afa_sample_due(void)
 	return true;
 }
 
+/*
+ * What the last call on this CPU found for its VMA.  The class depends on
+ * the VMA's flags and file, the stream and the orders on the stream table
+ * and the law, which the worker changes only before it starts a period:
+ * a call on the same, unchanged VMA in the same period finds the same.
+ * Sequential faults of one mapping skip classify, lookup and order read.
+ */
+struct afa_vma_state {
+	struct vm_area_struct *vma;	/* identity, with the four below */
+	struct mm_struct *mm;
+	struct file *file;
+	unsigned long vm_start;
+	unsigned long vm_flags;
+	unsigned long period;		/* afa_period_seq when found */
+	u32 gen;			/* generation of the stream's slot */
+	u16 slot;			/* stream, or AFA_NO_STREAM */
+	u8 class;			/* enum afa_class */
+	u8 order;			/* window order of stream or class */
+};
+
+static DEFINE_PER_CPU(struct afa_vma_state, afa_vma_state);
+
+static bool afa_vma_state_valid(const struct afa_vma_state *st,
+				struct vm_area_struct *vma,
+				unsigned long period)
+{
+	return st->vma == vma && st->period == period &&
+	       st->mm == vma->vm_mm && st->file == vma->vm_file &&
+	       st->vm_start == vma->vm_start && st->vm_flags == vma->vm_flags;
+}
+
+/* Class, stream and order of @vma, found afresh. */
+static void afa_vma_state_find(struct afa_vma_state *st,
+			       struct vm_area_struct *vma,
+			       unsigned long period)
+{
+	*st = (struct afa_vma_state){
+		.vma = vma,
+		.mm = vma->vm_mm,
+		.file = vma->vm_file,
+		.vm_start = vma->vm_start,
+		.vm_flags = vma->vm_flags,
+		.period = period,
+		.class = afa_classify(vma->vm_flags,
+				      shmem_mapping(vma->vm_file->f_mapping)),
+	};
+	st->slot = afa_stream_find(vma, st->class, &st->order, &st->gen);
+	if (st->slot == AFA_NO_STREAM)
+		st->order = afa_class_order_get(afa_this_domain(), st->class);
+}
+
 /* Class, stream and window of the call, into this CPU's record. */
 static void afa_map_window(struct afa_last_map *last, struct vm_fault *vmf,
 			   struct pt_regs *regs)
 {
-	struct vm_area_struct *vma = vmf->vma;
-	u8 order;
+	struct afa_vma_state *st = this_cpu_ptr(&afa_vma_state);
+	/* Pairs with the worker's release: the table is that period's. */
+	unsigned long period = smp_load_acquire(&afa_period_seq);
 
-	last->class = afa_classify(vma->vm_flags, shmem_mapping(last->mapping));
-	last->slot = afa_stream_lookup(vma, &order, &last->gen);
-	if (last->slot == AFA_NO_STREAM) {
-		afa_stream_note(vma, last->class);
-		order = afa_class_order_get(afa_this_domain(), last->class);
-	}
-	afa_actuate(last, vmf, regs, order);
+	if (!afa_vma_state_valid(st, vmf->vma, period))
+		afa_vma_state_find(st, vmf->vma, period);
+	last->class = st->class;
+	last->slot = st->slot;
+	last->gen = st->gen;
+	afa_actuate(last, vmf, regs, st->order);
 }
 
 /*
  * The entry half, all of the probe but the sample: set the window, count
- * the call and record it for the hooks that follow.
+ * the call and record it for the hooks that follow.  The fault and the
+ * task's switch count matter only to a sample.
  */
 static void afa_map_enter(struct pt_regs *regs)
 {
 	struct afa_last_map *last = this_cpu_ptr(&afa_count.last);
+	unsigned int class, nr_pages;
 	struct vm_fault *vmf;
-	pgoff_t end;
 
 	vmf = (struct vm_fault *)regs_get_kernel_argument(regs, 0);
 	last->task = current;
-	last->nr_switches = afa_nr_switches(current);
-	last->vmf = vmf;
 	last->mapping = vmf->vma->vm_file->f_mapping;
 	last->pgoff = vmf->pgoff;
 	last->start = regs_get_kernel_argument(regs, 1);
-	end = regs_get_kernel_argument(regs, 2);
-	last->nr_pages = end - last->start + 1;
-	if (last->nr_pages > this_cpu_read(afa_count.max_window))
-		this_cpu_write(afa_count.max_window, last->nr_pages);
+	nr_pages = regs_get_kernel_argument(regs, 2) - last->start + 1;
+	if (nr_pages > this_cpu_read(afa_count.max_window))
+		this_cpu_write(afa_count.max_window, nr_pages);
+	last->nr_pages = nr_pages;
 	afa_map_window(last, vmf, regs);
 
-	this_cpu_inc(afa_count.class[last->class].faults);
-	this_cpu_add(afa_count.class[last->class].window_pages, last->nr_pages);
+	class = last->class;
+	nr_pages = last->nr_pages;
+	this_cpu_inc(afa_count.class[class].faults);
+	this_cpu_add(afa_count.class[class].window_pages, nr_pages);
 	if (last->slot != AFA_NO_STREAM)
 		afa_stream_count_fault(last->slot);
-	last->sample = last->nr_pages > 1 && afa_sample_due();
+	last->sample = nr_pages > 1 && afa_sample_due();
+	if (last->sample) {
+		last->vmf = vmf;
+		last->nr_switches = afa_nr_switches(current);
+	}
 }
 
 /**

@@ -73,18 +73,12 @@ static void afa_key_of(struct vm_area_struct *vma, struct afa_stream_key *key)
 	key->vm_start = vma->vm_start;
 }
 
-/**
- * afa_stream_lookup() - the stream of a VMA, from the fault path
- * @vma:	faulting VMA
- * @order:	set to the stream's window order when found
- * @gen:	set to the slot's generation when found
- *
- * Lock-free: reads at most AFA_STREAM_WAYS slots under their seqcounts.
- *
- * Return: the slot, or AFA_NO_STREAM.
+/*
+ * The slot of @vma, or AFA_NO_STREAM.  Lock-free: reads at most
+ * AFA_STREAM_WAYS slots under their seqcounts.
  */
-unsigned int afa_stream_lookup(struct vm_area_struct *vma, u8 *order,
-			       u32 *gen)
+static unsigned int afa_stream_lookup(struct vm_area_struct *vma, u8 *order,
+				      u32 *gen)
 {
 	struct afa_stream_key key;
 	unsigned int set, i, seq;
@@ -109,7 +103,7 @@ unsigned int afa_stream_lookup(struct vm_area_struct *vma, u8 *order,
 
 /**
  * afa_stream_count_fault() - count a map_pages call of a stream, per CPU
- * @slot:	from afa_stream_lookup(), not AFA_NO_STREAM
+ * @slot:	from afa_stream_find(), not AFA_NO_STREAM
  */
 void afa_stream_count_fault(unsigned int slot)
 {
@@ -125,26 +119,22 @@ void afa_stream_count_miss(unsigned int slot)
 	this_cpu_inc(afa_stream_cpu.count[slot].misses);
 }
 
-/**
- * afa_stream_note() - remember a VMA the table does not hold yet
- * @vma:	faulting VMA
- * @class:	its class
- *
- * Fault path, preemption off: overwrites the oldest of this CPU's
- * candidates; the worker adds them at the end of the period.  A VMA that
- * faults again in the same period as its latest note is not noted again.
- */
-void afa_stream_note(struct vm_area_struct *vma, unsigned int class)
+/* @c is @vma's note of @period. */
+static bool afa_cand_is(const struct afa_stream_cand *c,
+			struct vm_area_struct *vma, unsigned long period)
 {
-	struct afa_stream_cpu *sc = this_cpu_ptr(&afa_stream_cpu);
+	return c->key.mm == vma->vm_mm && c->key.vm_start == vma->vm_start &&
+	       c->key.file == vma->vm_file && c->period == period;
+}
+
+/* Overwrite the oldest of this CPU's candidates with @vma. */
+static void afa_stream_note(struct afa_stream_cpu *sc,
+			    struct vm_area_struct *vma, unsigned int class,
+			    unsigned long period)
+{
 	struct inode *inode = file_inode(vma->vm_file);
-	unsigned long period = READ_ONCE(afa_period_seq);
 	struct afa_stream_cand *c;
 
-	c = &sc->cand[sc->cand_next % AFA_NR_CANDS];
-	if (c->key.mm == vma->vm_mm && c->key.vm_start == vma->vm_start &&
-	    c->key.file == vma->vm_file && c->period == period)
-		return;
 	write_seqcount_begin(&sc->cand_seq);
 	c = &sc->cand[++sc->cand_next % AFA_NR_CANDS];
 	afa_key_of(vma, &c->key);
@@ -155,6 +145,36 @@ void afa_stream_note(struct vm_area_struct *vma, unsigned int class)
 	c->class = class;
 	c->domain = afa_this_domain();
 	write_seqcount_end(&sc->cand_seq);
+}
+
+/**
+ * afa_stream_find() - the stream of a faulting VMA, noted when absent
+ * @vma:	faulting VMA
+ * @class:	its class
+ * @order:	set to the stream's window order when found
+ * @gen:	set to the slot's generation when found
+ *
+ * Fault path, preemption off.  A VMA the table does not hold is noted in
+ * this CPU's candidates, overwriting the oldest, for the worker to add at
+ * the end of the period.  Until then the table cannot hold it: while it
+ * is this CPU's latest note of this period, its faults skip the lookup
+ * (a new mapping's first faults, the common case of a miss).
+ *
+ * Return: the slot, or AFA_NO_STREAM.
+ */
+unsigned int afa_stream_find(struct vm_area_struct *vma, unsigned int class,
+			     u8 *order, u32 *gen)
+{
+	struct afa_stream_cpu *sc = this_cpu_ptr(&afa_stream_cpu);
+	unsigned long period = READ_ONCE(afa_period_seq);
+	unsigned int slot;
+
+	if (afa_cand_is(&sc->cand[sc->cand_next % AFA_NR_CANDS], vma, period))
+		return AFA_NO_STREAM;
+	slot = afa_stream_lookup(vma, order, gen);
+	if (slot == AFA_NO_STREAM)
+		afa_stream_note(sc, vma, class, period);
+	return slot;
 }
 
 /**

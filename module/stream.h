@@ -80,11 +80,10 @@ struct afa_stream_cand {
 };
 
 /* fault path */
-unsigned int afa_stream_lookup(struct vm_area_struct *vma, u8 *order,
-			       u32 *gen);
+unsigned int afa_stream_find(struct vm_area_struct *vma, unsigned int class,
+			     u8 *order, u32 *gen);
 void afa_stream_count_fault(unsigned int slot);
 void afa_stream_count_miss(unsigned int slot);
-void afa_stream_note(struct vm_area_struct *vma, unsigned int class);
 
 /* period worker, figures lock held */
 void afa_stream_fold(void);
