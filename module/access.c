@@ -4,10 +4,9 @@
  * program touch afterwards?
  *
  * x86 installs fault-around PTEs young.  On one fault in sample_every,
- * right after map_pages mapped the window (in the mm_filemap_map_pages
- * tracepoint, or a kretprobe's return handler), the probe walks that
- * window only, marks each page mapped around the fault not accessed, and
- * queues a record on a per-CPU ring.  A period later the worker walks the window again and
+ * right after map_pages, the return handler walks that window only, marks
+ * each page mapped around the fault not accessed, and queues a record on
+ * a per-CPU ring.  A period later the worker walks the window again and
  * counts the pages whose accessed bit came back, as DAMON samples access.
  *
  * Safety: the record holds the mm with mmgrab(); the check takes the
@@ -133,9 +132,8 @@ static bool afa_pte_table_present(struct mm_struct *mm, unsigned long addr)
  * @slot:	stream of the VMA, or AFA_NO_STREAM
  * @gen:	generation of the stream's slot
  *
- * Called once the window is mapped, from the probe on the faulting task,
- * this CPU, preemption off, PTE lock not held.  Walks this window's PTEs
- * and nothing else.
+ * Called from the probe's return handler, on this CPU, preemption off.
+ * Walks this window's PTEs and nothing else.
  */
 void afa_access_sample(struct vm_fault *vmf, unsigned long start,
 		       unsigned int nr_pages, unsigned int class,

@@ -16,13 +16,12 @@
 
 struct address_space;
 struct seq_file;
-struct task_struct;
 struct vm_fault;
 
 /* Fault-path counters of one class on one CPU.  Only that CPU writes. */
 struct afa_class_count {
 	u64 faults;		/* map_pages calls (read faults around) */
-	u64 misses;		/* of those, matched to the ->fault after */
+	u64 hits;		/* calls that mapped the faulting page */
 	u64 window_pages;	/* pages requested, end - start + 1 summed */
 	u64 nonempty;		/* calls that mapped any page (tracepoint) */
 	u64 sampled;		/* windows sampled for usefulness */
@@ -30,34 +29,16 @@ struct afa_class_count {
 	u64 sample_dropped;	/* samples lost to a full ring */
 };
 
-/*
- * This CPU's last map_pages call, written by the probe at its entry, for
- * the hooks that run after it on the same CPU: the mm_filemap_map_pages
- * tracepoint (the window is mapped) and the ->fault hooks (a miss).
- */
-struct afa_last_map {
-	struct task_struct *task;	/* the faulting task; NULL: consumed */
-	unsigned long nr_switches;	/* its context switches (@sample only) */
-	struct vm_fault *vmf;		/* the fault (@sample only) */
-	struct address_space *mapping;	/* the file */
-	pgoff_t pgoff;			/* file page of the fault */
-	pgoff_t start;			/* first file page of the window */
-	u32 gen;			/* generation of the stream's slot */
-	u16 slot;			/* stream, or AFA_NO_STREAM */
-	u16 nr_pages;			/* window length in pages */
-	u8 class;			/* enum afa_class of the VMA */
-	bool sample;			/* sample the window once mapped */
-};
-
 /* Fault-path counters of one CPU. */
 struct afa_cpu_count {
 	struct afa_class_count class[AFA_NR_CLASSES];
 	u64 filemap_faults;	/* ->fault calls (tracepoint) */
-	u64 unmatched_faults;	/* ->fault calls after no map_pages here */
 	u64 user_faults;	/* all user page faults (x86 tracepoint) */
 	u32 sample_countdown;	/* faults left before the next sample */
 	u32 max_window;		/* largest window the kernel asked for */
-	struct afa_last_map last;	/* this CPU's last map_pages call */
+	/* last mm_filemap_map_pages tracepoint hit on this CPU */
+	struct address_space *tp_mapping;
+	pgoff_t tp_start;
 };
 
 DECLARE_PER_CPU(struct afa_cpu_count, afa_count);
@@ -96,8 +77,6 @@ void afa_control_exit(void);
 int afa_probe_init(void);
 void afa_probe_exit(void);
 unsigned long afa_probe_nmissed(void);
-void afa_probe_mapped(struct address_space *mapping, pgoff_t start);
-void afa_probe_fault(struct address_space *mapping, pgoff_t pgoff);
 
 /* stream.c */
 void afa_stream_init(void);
@@ -109,6 +88,7 @@ unsigned long afa_kernel_window_bytes(void);
 /* tracepoints.c */
 void afa_tracepoints_init(void);
 void afa_tracepoints_exit(void);
+bool afa_tracepoint_saw_map(struct address_space *mapping, pgoff_t start);
 
 /* access.c */
 void afa_access_sample(struct vm_fault *vmf, unsigned long start,
@@ -133,7 +113,6 @@ struct afa_global_view {
 	u64 nr_periods;			/* complete periods since load */
 	u32 period_ms;			/* length of the last period */
 	u64 filemap_faults;		/* ->fault calls, total */
-	u64 unmatched_faults;		/* ->fault calls after no map_pages */
 	u64 user_faults;		/* user page faults, total */
 };
 

@@ -8,19 +8,6 @@
 
 #include <linux/pgtable.h>
 
-/*
- * The probe on filemap_map_pages() is an fprobe with an entry handler
- * only where the kernel has fprobe (6.12; its handler signature is that of
- * 6.5 to 6.13: pt_regs and the return address).  Debian's 6.1 is built
- * without CONFIG_FPROBE: there it is a kretprobe whose entry handler
- * declines the return probe for every call but a sampled one.
- */
-#if IS_ENABLED(CONFIG_FPROBE)
-#define AFA_HAVE_FPROBE	1
-#else
-#define AFA_HAVE_FPROBE	0
-#endif
-
 #ifndef pmdp_get_lockless
 /*
  * 6.1 has no pmdp_get_lockless().  Only x86_64 samples page tables, and

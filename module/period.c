@@ -71,7 +71,7 @@ static void afa_sum_counts(unsigned int dom, unsigned int class,
 			continue;
 		c = per_cpu_ptr(&afa_count.class[class], cpu);
 		sum->faults += READ_ONCE(c->faults);
-		sum->misses += READ_ONCE(c->misses);
+		sum->hits += READ_ONCE(c->hits);
 		sum->window_pages += READ_ONCE(c->window_pages);
 		sum->nonempty += READ_ONCE(c->nonempty);
 		sum->sampled += READ_ONCE(c->sampled);
@@ -90,9 +90,7 @@ static void afa_fold_counts(unsigned int dom, unsigned int class)
 	afa_sum_counts(dom, class, &now);
 	memset(f, 0, sizeof(*f));
 	f->faults = afa_delta(now.faults, dc->seen.faults);
-	/* A miss read before its fault: at most one per CPU, never below 0. */
-	f->hits = f->faults - min(f->faults,
-				  afa_delta(now.misses, dc->seen.misses));
+	f->hits = afa_delta(now.hits, dc->seen.hits);
 	f->window_pages = afa_delta(now.window_pages, dc->seen.window_pages);
 	f->nonempty = afa_delta(now.nonempty, dc->seen.nonempty);
 	f->sampled = afa_delta(now.sampled, dc->seen.sampled);
@@ -139,23 +137,19 @@ static void afa_close_period(unsigned int dom, unsigned int class,
 
 static void afa_fold_global(u32 period_ms)
 {
-	u64 filemap = 0, unmatched = 0, user = 0, calls = 0;
-	const struct afa_cpu_count *c;
+	u64 filemap = 0, user = 0, calls = 0;
 	unsigned int dom, class;
 	int cpu;
 
 	for_each_possible_cpu(cpu) {
-		c = per_cpu_ptr(&afa_count, cpu);
-		filemap += READ_ONCE(c->filemap_faults);
-		unmatched += READ_ONCE(c->unmatched_faults);
-		user += READ_ONCE(c->user_faults);
+		filemap += READ_ONCE(per_cpu_ptr(&afa_count, cpu)->filemap_faults);
+		user += READ_ONCE(per_cpu_ptr(&afa_count, cpu)->user_faults);
 	}
 	for (dom = 0; dom < afa_nr_domains; dom++)
 		for (class = 0; class < AFA_NR_CLASSES; class++)
 			calls += afa_dc(dom, class)->cur.faults;
 	afa_kernel_window_check(calls, filemap - afa_global.filemap_faults);
 	afa_global.filemap_faults = filemap;
-	afa_global.unmatched_faults = unmatched;
 	afa_global.user_faults = user;
 	afa_global.period_ms = period_ms;
 	afa_global.nr_periods++;
@@ -191,8 +185,7 @@ static void afa_period_fn(struct work_struct *work)
 	afa_control_period(period_ms);
 	afa_stream_add_noted(afa_period_seq, afa_new_stream_order);
 	afa_stream_evict_idle();
-	/* Publish the period's table and orders to the probe's acquire. */
-	smp_store_release(&afa_period_seq, afa_period_seq + 1);
+	WRITE_ONCE(afa_period_seq, afa_period_seq + 1);
 	afa_topology_refresh();
 	mutex_unlock(&afa_fig_lock);
 

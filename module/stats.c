@@ -56,11 +56,11 @@ static int afa_stats_show(struct seq_file *m, void *v)
 	if (!view)
 		return -ENOMEM;
 	afa_period_view(0, view, &g);
-	seq_printf(m, "# period_ms=%u sample_every=%u enabled=%d kernel_window=%lu periods=%llu probe_missed=%lu filemap_faults=%llu unmatched_faults=%llu user_faults=%llu\n",
+	seq_printf(m, "# period_ms=%u sample_every=%u enabled=%d kernel_window=%lu periods=%llu probe_missed=%lu filemap_faults=%llu user_faults=%llu\n",
 		   READ_ONCE(afa_period_ms), READ_ONCE(afa_sample_every),
 		   READ_ONCE(afa_enabled), afa_kernel_window_bytes(),
 		   g.nr_periods, afa_probe_nmissed(), g.filemap_faults,
-		   g.unmatched_faults, g.user_faults);
+		   g.user_faults);
 	seq_puts(m, "class    node core   order     KiB  faults/s   hit%  useful%     faults       hits win_pages   sampled    mapped   checked      used   lost dropped\n");
 	for (dom = 0; dom < afa_nr_domains; dom++) {
 		if (!afa_domain_online(dom))

@@ -73,12 +73,18 @@ static void afa_key_of(struct vm_area_struct *vma, struct afa_stream_key *key)
 	key->vm_start = vma->vm_start;
 }
 
-/*
- * The slot of @vma, or AFA_NO_STREAM.  Lock-free: reads at most
- * AFA_STREAM_WAYS slots under their seqcounts.
+/**
+ * afa_stream_lookup() - the stream of a VMA, from the fault path
+ * @vma:	faulting VMA
+ * @order:	set to the stream's window order when found
+ * @gen:	set to the slot's generation when found
+ *
+ * Lock-free: reads at most AFA_STREAM_WAYS slots under their seqcounts.
+ *
+ * Return: the slot, or AFA_NO_STREAM.
  */
-static unsigned int afa_stream_lookup(struct vm_area_struct *vma, u8 *order,
-				      u32 *gen)
+unsigned int afa_stream_lookup(struct vm_area_struct *vma, u8 *order,
+			       u32 *gen)
 {
 	struct afa_stream_key key;
 	unsigned int set, i, seq;
@@ -102,39 +108,37 @@ static unsigned int afa_stream_lookup(struct vm_area_struct *vma, u8 *order,
 }
 
 /**
- * afa_stream_count_fault() - count a map_pages call of a stream, per CPU
- * @slot:	from afa_stream_find(), not AFA_NO_STREAM
+ * afa_stream_count_fault() - count a fault of a stream, per CPU
+ * @slot:	from afa_stream_lookup(), not AFA_NO_STREAM
+ * @hit:	the faulting page was mapped by map_pages
  */
-void afa_stream_count_fault(unsigned int slot)
+void afa_stream_count_fault(unsigned int slot, bool hit)
 {
 	this_cpu_inc(afa_stream_cpu.count[slot].faults);
+	if (hit)
+		this_cpu_inc(afa_stream_cpu.count[slot].hits);
 }
 
 /**
- * afa_stream_count_miss() - count a miss of a stream, per CPU
- * @slot:	the slot its map_pages call was counted in
+ * afa_stream_note() - remember a VMA the table does not hold yet
+ * @vma:	faulting VMA
+ * @class:	its class
+ *
+ * Fault path, preemption off: overwrites the oldest of this CPU's
+ * candidates; the worker adds them at the end of the period.  A VMA that
+ * faults again in the same period as its latest note is not noted again.
  */
-void afa_stream_count_miss(unsigned int slot)
+void afa_stream_note(struct vm_area_struct *vma, unsigned int class)
 {
-	this_cpu_inc(afa_stream_cpu.count[slot].misses);
-}
-
-/* @c is @vma's note of @period. */
-static bool afa_cand_is(const struct afa_stream_cand *c,
-			struct vm_area_struct *vma, unsigned long period)
-{
-	return c->key.mm == vma->vm_mm && c->key.vm_start == vma->vm_start &&
-	       c->key.file == vma->vm_file && c->period == period;
-}
-
-/* Overwrite the oldest of this CPU's candidates with @vma. */
-static void afa_stream_note(struct afa_stream_cpu *sc,
-			    struct vm_area_struct *vma, unsigned int class,
-			    unsigned long period)
-{
+	struct afa_stream_cpu *sc = this_cpu_ptr(&afa_stream_cpu);
 	struct inode *inode = file_inode(vma->vm_file);
+	unsigned long period = READ_ONCE(afa_period_seq);
 	struct afa_stream_cand *c;
 
+	c = &sc->cand[sc->cand_next % AFA_NR_CANDS];
+	if (c->key.mm == vma->vm_mm && c->key.vm_start == vma->vm_start &&
+	    c->key.file == vma->vm_file && c->period == period)
+		return;
 	write_seqcount_begin(&sc->cand_seq);
 	c = &sc->cand[++sc->cand_next % AFA_NR_CANDS];
 	afa_key_of(vma, &c->key);
@@ -145,36 +149,6 @@ static void afa_stream_note(struct afa_stream_cpu *sc,
 	c->class = class;
 	c->domain = afa_this_domain();
 	write_seqcount_end(&sc->cand_seq);
-}
-
-/**
- * afa_stream_find() - the stream of a faulting VMA, noted when absent
- * @vma:	faulting VMA
- * @class:	its class
- * @order:	set to the stream's window order when found
- * @gen:	set to the slot's generation when found
- *
- * Fault path, preemption off.  A VMA the table does not hold is noted in
- * this CPU's candidates, overwriting the oldest, for the worker to add at
- * the end of the period.  Until then the table cannot hold it: while it
- * is this CPU's latest note of this period, its faults skip the lookup
- * (a new mapping's first faults, the common case of a miss).
- *
- * Return: the slot, or AFA_NO_STREAM.
- */
-unsigned int afa_stream_find(struct vm_area_struct *vma, unsigned int class,
-			     u8 *order, u32 *gen)
-{
-	struct afa_stream_cpu *sc = this_cpu_ptr(&afa_stream_cpu);
-	unsigned long period = READ_ONCE(afa_period_seq);
-	unsigned int slot;
-
-	if (afa_cand_is(&sc->cand[sc->cand_next % AFA_NR_CANDS], vma, period))
-		return AFA_NO_STREAM;
-	slot = afa_stream_lookup(vma, order, gen);
-	if (slot == AFA_NO_STREAM)
-		afa_stream_note(sc, vma, class, period);
-	return slot;
 }
 
 /**
@@ -213,45 +187,43 @@ void afa_stream_set_order(struct afa_stream *s, u8 order)
 	afa_stream_publish(s, &s->key, order, false);
 }
 
-static void afa_stream_sum(unsigned int slot, u32 *faults, u32 *misses)
+static void afa_stream_sum(unsigned int slot, u32 *faults, u32 *hits)
 {
 	const struct afa_stream_count *c;
 	int cpu;
 
 	*faults = 0;
-	*misses = 0;
+	*hits = 0;
 	for_each_possible_cpu(cpu) {
 		c = &per_cpu_ptr(&afa_stream_cpu, cpu)->count[slot];
 		*faults += READ_ONCE(c->faults);
-		*misses += READ_ONCE(c->misses);
+		*hits += READ_ONCE(c->hits);
 	}
 }
 
 /**
  * afa_stream_fold() - start the period of every stream in use
  *
- * Fault and miss counts since the last fold, modulo 2^32, and the hits
- * between them; usefulness is added by afa_stream_account() as samples
- * are checked.
+ * Fault and hit counts since the last fold, modulo 2^32; usefulness is
+ * added by afa_stream_account() as samples are checked.
  */
 void afa_stream_fold(void)
 {
 	struct afa_stream *s;
-	u32 faults, misses;
+	u32 faults, hits;
 	unsigned int i;
 
 	for (i = 0; i < AFA_NR_STREAMS; i++) {
 		s = &afa_streams[i];
 		if (!s->key.mm)
 			continue;
-		afa_stream_sum(i, &faults, &misses);
-		s->period.faults = faults - s->seen_faults;
-		s->period.hits = s->period.faults -
-				 min(s->period.faults, misses - s->seen_misses);
-		s->period.checked = 0;
-		s->period.used = 0;
+		afa_stream_sum(i, &faults, &hits);
+		s->period = (struct afa_stream_fig){
+			.faults = faults - s->seen_faults,
+			.hits = hits - s->seen_hits,
+		};
 		s->seen_faults = faults;
-		s->seen_misses = misses;
+		s->seen_hits = hits;
 		s->idle_periods = s->period.faults ? 0 : s->idle_periods + 1;
 	}
 }
@@ -311,7 +283,7 @@ static void afa_stream_add(const struct afa_stream_cand *c, u8 order)
 	if (!s)
 		return;
 	slot = s - afa_streams;
-	afa_stream_sum(slot, &s->seen_faults, &s->seen_misses);
+	afa_stream_sum(slot, &s->seen_faults, &s->seen_hits);
 	s->class = c->class;
 	s->domain = c->domain;
 	s->idle_periods = 0;

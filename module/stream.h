@@ -58,7 +58,7 @@ struct afa_stream {
 	u32 gen;			/* bumped on reuse: stale samples miss */
 	u32 idle_periods;		/* periods without a fault */
 	u32 seen_faults;		/* per-CPU fault sums at the last fold */
-	u32 seen_misses;		/* per-CPU miss sums at the last fold */
+	u32 seen_hits;			/* per-CPU hit sums at the last fold */
 	struct afa_stream_fig period;	/* the period being folded */
 	struct afa_stream_id id;
 	struct afa_ctl_state ctl;	/* the law's state for this stream */
@@ -66,8 +66,8 @@ struct afa_stream {
 
 /* Per-CPU fault-path counters of one stream slot (u32: deltas wrap). */
 struct afa_stream_count {
-	u32 faults;		/* map_pages calls */
-	u32 misses;		/* of those, matched to the ->fault after */
+	u32 faults;
+	u32 hits;
 };
 
 /* A stream the fault path saw but did not find, for the worker to add. */
@@ -80,10 +80,10 @@ struct afa_stream_cand {
 };
 
 /* fault path */
-unsigned int afa_stream_find(struct vm_area_struct *vma, unsigned int class,
-			     u8 *order, u32 *gen);
-void afa_stream_count_fault(unsigned int slot);
-void afa_stream_count_miss(unsigned int slot);
+unsigned int afa_stream_lookup(struct vm_area_struct *vma, u8 *order,
+			       u32 *gen);
+void afa_stream_count_fault(unsigned int slot, bool hit);
+void afa_stream_note(struct vm_area_struct *vma, unsigned int class);
 
 /* period worker, figures lock held */
 void afa_stream_fold(void);

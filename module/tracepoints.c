@@ -4,30 +4,27 @@
  * exported: for_each_kernel_tracepoint() finds them by name.  A kernel
  * without one (6.1 has no filemap tracepoints) still runs the module:
  * init logs once which signal is missing and what stands in for it.  The
- * ->fault calls, which tell that fault-around was turned off and which
- * are the probe's misses, then come from a kprobe on filemap_fault()
- * instead.
+ * ->fault count, which tells that fault-around was turned off, then
+ * comes from a kprobe on filemap_fault() instead.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/fs.h>
 #include <linux/kprobes.h>
-#include <linux/mm.h>
 #include <linux/tracepoint.h>
 #include "afa.h"
-#include "compat.h"
 
 static void afa_tp_map_pages(void *data, struct address_space *mapping,
 			     pgoff_t start, pgoff_t last)
 {
-	afa_probe_mapped(mapping, start);
+	this_cpu_write(afa_count.tp_mapping, mapping);
+	this_cpu_write(afa_count.tp_start, start);
 }
 
 static void afa_tp_filemap_fault(void *data, struct address_space *mapping,
 				 pgoff_t index)
 {
 	this_cpu_inc(afa_count.filemap_faults);
-	afa_probe_fault(mapping, index);
 }
 
 static void afa_tp_user_fault(void *data, unsigned long address,
@@ -36,14 +33,10 @@ static void afa_tp_user_fault(void *data, unsigned long address,
 	this_cpu_inc(afa_count.user_faults);
 }
 
-/* Stand-in for mm_filemap_fault: the same signals, from a kprobe. */
+/* Stand-in for mm_filemap_fault: the same count, from a kprobe. */
 static int afa_kp_filemap_fault(struct kprobe *kp, struct pt_regs *regs)
 {
-	struct vm_fault *vmf;
-
-	vmf = (struct vm_fault *)regs_get_kernel_argument(regs, 0);
 	this_cpu_inc(afa_count.filemap_faults);
-	afa_probe_fault(vmf->vma->vm_file->f_mapping, vmf->pgoff);
 	return 0;
 }
 
@@ -51,13 +44,6 @@ static struct kprobe afa_filemap_fault_kp = {
 	.symbol_name	= "filemap_fault",
 	.pre_handler	= afa_kp_filemap_fault,
 };
-
-/* Where the probe is an fprobe, samples are taken in mm_filemap_map_pages. */
-#if AFA_HAVE_FPROBE
-#define AFA_MAP_PAGES_WITHOUT	"the nonempty figure stays 0, and no window is sampled"
-#else
-#define AFA_MAP_PAGES_WITHOUT	"the nonempty figure stays 0"
-#endif
 
 struct afa_tp {
 	const char *name;	/* tracepoint name, without its system */
@@ -68,9 +54,10 @@ struct afa_tp {
 };
 
 static struct afa_tp afa_tps[] = {
-	{ "mm_filemap_map_pages", afa_tp_map_pages, AFA_MAP_PAGES_WITHOUT },
+	{ "mm_filemap_map_pages", afa_tp_map_pages,
+	  "the nonempty figure (windows that mapped a page) stays 0" },
 	{ "mm_filemap_fault", afa_tp_filemap_fault,
-	  "->fault calls and misses are seen by a kprobe on filemap_fault instead",
+	  "->fault calls are counted by a kprobe on filemap_fault instead",
 	  &afa_filemap_fault_kp },
 	{ "page_fault_user", afa_tp_user_fault,
 	  "all-user-fault counts are not available" },
@@ -147,4 +134,23 @@ void afa_tracepoints_exit(void)
 		t->tp = NULL;
 	}
 	tracepoint_synchronize_unregister();
+}
+
+/**
+ * afa_tracepoint_saw_map() - did this CPU's last map_pages map anything?
+ * @mapping:	the file of the call that is returning
+ * @start:	the first page of its window
+ *
+ * mm_filemap_map_pages fires inside filemap_map_pages() only when at least
+ * one folio was mapped.  Consumes the record, so each call counts once.
+ *
+ * Return: true when the tracepoint fired for this call on this CPU.
+ */
+bool afa_tracepoint_saw_map(struct address_space *mapping, pgoff_t start)
+{
+	if (this_cpu_read(afa_count.tp_mapping) != mapping ||
+	    this_cpu_read(afa_count.tp_start) != start)
+		return false;
+	this_cpu_write(afa_count.tp_mapping, NULL);
+	return true;
 }
