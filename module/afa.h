@@ -2,74 +2,65 @@
 /*
  * autofaultaround internals shared between the plumbing files.
  *
- * Data flow: probe.c and tracepoints.c count events per CPU on the fault
- * path; access.c samples windows for later use; period.c folds all of it
- * once per period into per-class figures, which stats.c shows and trace.h
- * traces.
+ * Data flows one way (docs/design.md): the probe (probe.c) and the
+ * kernel's tracepoints (tracepoints.c) count evidence per CPU on the
+ * fault path; the period worker (period.c) folds it, steps the law for
+ * every stream (stream.c) and class (control.c), and publishes one
+ * window order per stream and per class, which the probe reads back.
  */
 #ifndef _AFA_H
 #define _AFA_H
 
 #include <linux/percpu.h>
 #include <linux/types.h>
+#include "account.h"
 #include "classify.h"
+#include "control_law.h"
 
 struct address_space;
+struct afa_fault_pos;
 struct seq_file;
 struct vm_fault;
 
-/* Fault-path counters of one class on one CPU.  Only that CPU writes. */
-struct afa_class_count {
-	u64 faults;		/* map_pages calls (read faults around) */
-	u64 hits;		/* calls that mapped the faulting page */
-	u64 window_pages;	/* pages requested, end - start + 1 summed */
-	u64 nonempty;		/* calls that mapped any page (tracepoint) */
-	u64 sampled;		/* windows sampled for usefulness */
-	u64 sample_mapped;	/* pages around the fault found mapped in them */
-	u64 sample_dropped;	/* samples lost to a full ring */
-};
-
-/* Fault-path counters of one CPU. */
+/* Fault-path counters of one CPU that belong to no stream. */
 struct afa_cpu_count {
-	struct afa_class_count class[AFA_NR_CLASSES];
-	u64 filemap_faults;	/* ->fault calls (tracepoint) */
-	u64 user_faults;	/* all user page faults (x86 tracepoint) */
-	u32 sample_countdown;	/* faults left before the next sample */
+	struct afa_evidence class[AFA_NR_CLASSES];	/* faults outside streams */
+	u32 filemap_faults;	/* ->fault calls (tracepoint or kprobe) */
 	u32 max_window;		/* largest window the kernel asked for */
-	/* last mm_filemap_map_pages tracepoint hit on this CPU */
-	struct address_space *tp_mapping;
-	pgoff_t tp_start;
+	u32 contract_mismatch;	/* kernel windows do_fault_around() cannot give */
+	u32 trial_countdown;	/* faults left before the next trial */
 };
 
 DECLARE_PER_CPU(struct afa_cpu_count, afa_count);
 
-/* Figures of one class in one domain, folded by period.c. */
-struct afa_class_fig {
-	u64 faults;		/* map_pages calls */
-	u64 hits;		/* of those, the faulting page was mapped */
-	u64 window_pages;	/* pages requested */
-	u64 nonempty;		/* calls that mapped at least one page */
-	u64 sampled;		/* windows sampled for usefulness */
-	u64 sample_mapped;	/* pages around the fault mapped in those */
-	u64 sample_dropped;	/* samples lost to a full ring */
-	u64 checked;		/* sampled pages checked for later use */
-	u64 used;		/* of those, accessed after being mapped */
-	u64 lost;		/* samples whose window was gone at check */
-};
-
 /* params.c */
-struct afa_ctl_params;
 extern unsigned int afa_period_ms;
 extern unsigned int afa_sample_every;
 extern bool afa_enabled;
 extern unsigned int afa_classes;
+extern unsigned int afa_page_price_ns;
 bool afa_params_snapshot(struct afa_ctl_params *law);
 unsigned int afa_initial_order_get(const struct afa_ctl_params *law);
 
-/* control.c */
-const struct afa_ctl_params *afa_ctl_params_now(void);
+/* What the fault path reads of the worker's choices, all READ_ONCE. */
+struct afa_fault_limits {
+	u8 min_order;		/* no trial at or below */
+	u8 max_order;		/* no growth test at or above */
+	bool act;		/* window rewriting allowed (contract holds) */
+};
+
+extern struct afa_fault_limits afa_limits;
+extern unsigned long afa_table_gen;
+
+/* control.c: the per-class, per-domain law states, and the law's runner */
+struct afa_stream_id;
+u8 afa_law_run(struct afa_ctl_state *ctl, struct afa_ctl_input *pending,
+	       unsigned int class, const struct afa_stream_id *id,
+	       const struct afa_ctl_params *p, const struct afa_ctl_costs *c);
 u8 afa_class_order_get(unsigned int dom, unsigned int class);
-void afa_control_period(u32 period_ms);
+u64 afa_control_fold(const struct afa_ctl_params *p,
+		     const struct afa_ctl_costs *c, bool rebound);
+void afa_control_show(struct seq_file *m);
 int afa_control_init(void);
 void afa_control_exit(void);
 
@@ -77,48 +68,41 @@ void afa_control_exit(void);
 int afa_probe_init(void);
 void afa_probe_exit(void);
 unsigned long afa_probe_nmissed(void);
+void afa_probe_fault(struct address_space *mapping, pgoff_t pgoff);
 
-/* stream.c */
-void afa_stream_init(void);
+/* pte_peek.c */
+bool afa_pte_mapped(struct vm_fault *vmf, unsigned long addr);
+
+/* contract.c */
+bool afa_contract_init(void);
+bool afa_kernel_window_ok(const struct afa_fault_pos *pos, u64 start,
+			  u64 end);
+void afa_contract_fold(u32 mismatches);
+extern bool afa_contract_test;
+
+/* cost.c */
+void afa_cost_calibrate(void);
+void afa_cost_get(struct afa_ctl_costs *c);
+void afa_cost_show(struct seq_file *m);
+bool afa_cost_mapping(struct address_space *mapping, u8 *order);
 
 /* kernel_window.c */
 void afa_kernel_window_check(u64 map_calls, u64 filemap_faults);
 unsigned long afa_kernel_window_bytes(void);
+const struct afa_ctl_params *afa_class_params(unsigned int class,
+					      const struct afa_ctl_params *p,
+					      struct afa_ctl_params *tmp);
 
 /* tracepoints.c */
 void afa_tracepoints_init(void);
 void afa_tracepoints_exit(void);
-bool afa_tracepoint_saw_map(struct address_space *mapping, pgoff_t start);
-
-/* access.c */
-void afa_access_sample(struct vm_fault *vmf, unsigned long start,
-		       unsigned int nr_pages, unsigned int class,
-		       unsigned int slot, u32 gen);
-void afa_access_check(bool all);
 
 /* period.c */
-extern unsigned long afa_period_seq;
 int afa_period_init(void);
 void afa_period_exit(void);
-struct afa_class_fig *afa_period_fig(unsigned int dom, unsigned int class);
-
-/* What stats.c shows of one class in one domain. */
-struct afa_fig_view {
-	struct afa_class_fig last;	/* the last complete period */
-	struct afa_class_fig total;	/* all complete periods */
-};
-
-/* Global figures of the last period and in total. */
-struct afa_global_view {
-	u64 nr_periods;			/* complete periods since load */
-	u32 period_ms;			/* length of the last period */
-	u64 filemap_faults;		/* ->fault calls, total */
-	u64 user_faults;		/* user page faults, total */
-};
-
-void afa_period_view(unsigned int dom, struct afa_fig_view *view,
-		     struct afa_global_view *global);
-void afa_period_show_streams(struct seq_file *m);
+void afa_period_kick(void);
+void afa_period_wake(void);
+void afa_period_show(struct seq_file *m);
 
 /* stats.c */
 int afa_stats_init(void);

@@ -1,37 +1,25 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The architecture-specific helpers, all of them.  x86_64 is the tested
- * architecture; elsewhere the module runs observe-only: it samples and
- * reports, but neither measures usefulness nor moves the window.
+ * The architecture-specific helper, all of it: writing the window
+ * arguments of filemap_map_pages() in the probe's entry handler.  x86_64
+ * is the tested architecture; elsewhere the module observes only, and
+ * says so at load (acting=0 in the stats).
  */
 #ifndef _AFA_ARCH_H
 #define _AFA_ARCH_H
 
-#include <linux/bitops.h>
-#include <linux/pgtable.h>
 #include <linux/ptrace.h>
+#include <linux/types.h>
 
 #ifdef CONFIG_X86_64
 
-#define AFA_ARCH_CAN_SAMPLE_ACCESS	1
-
-/*
- * Mark a PTE not accessed, atomically against the hardware setting the
- * bit, as x86's ptep_test_and_clear_young() does (not exported).  No TLB
- * flush: the PTEs sampled were installed by fault-around an instant ago
- * and have not been accessed, so no TLB holds them yet; a stale entry
- * could only hide a later access, never invent one.
- */
-static inline bool afa_arch_test_and_clear_young(pte_t *ptep)
-{
-	return test_and_clear_bit(_PAGE_BIT_ACCESSED,
-				  (unsigned long *)&ptep->pte);
-}
+#define AFA_ARCH_CAN_SET_WINDOW	1
 
 /*
  * Rewrite the window arguments of filemap_map_pages(vmf, start_pgoff,
  * end_pgoff) in the probe's entry handler: the second and third
- * arguments of the x86-64 calling convention.
+ * arguments of the x86-64 calling convention.  The ftrace trampoline of
+ * fprobe and of kprobes on ftrace reloads them from the saved registers.
  */
 static inline bool afa_arch_set_window(struct pt_regs *regs, u64 start,
 				       u64 end)
@@ -43,15 +31,10 @@ static inline bool afa_arch_set_window(struct pt_regs *regs, u64 start,
 
 #else
 
-#define AFA_ARCH_CAN_SAMPLE_ACCESS	0
+#define AFA_ARCH_CAN_SET_WINDOW	0
 
 static inline bool afa_arch_set_window(struct pt_regs *regs, u64 start,
 				       u64 end)
-{
-	return false;
-}
-
-static inline bool afa_arch_test_and_clear_young(pte_t *ptep)
 {
 	return false;
 }

@@ -1,17 +1,30 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Differences between the kernels the module builds for, in one place:
- * Debian 12's 6.1 and 6.12.
+ * Debian 12's 6.1, 6.12 (Debian 12 and 13), and newer.
  */
 #ifndef _AFA_COMPAT_H
 #define _AFA_COMPAT_H
 
 #include <linux/pgtable.h>
 
+/*
+ * The probe on filemap_map_pages() is an fprobe with an entry handler
+ * only where the kernel has fprobe (6.12; its handler signature is that of
+ * 6.5 to 6.13: pt_regs and the return address).  Debian's 6.1 is built
+ * without CONFIG_FPROBE: there it is a kprobe, whose pre_handler gets the
+ * same registers.
+ */
+#if IS_ENABLED(CONFIG_FPROBE)
+#define AFA_HAVE_FPROBE	1
+#else
+#define AFA_HAVE_FPROBE	0
+#endif
+
 #ifndef pmdp_get_lockless
 /*
- * 6.1 has no pmdp_get_lockless().  Only x86_64 samples page tables, and
- * there a PMD is one 64-bit load.
+ * 6.1 has no pmdp_get_lockless().  The 64-bit architectures the module
+ * reads PTEs on load a PMD in one access.
  */
 static inline pmd_t afa_pmdp_get_lockless(pmd_t *pmdp)
 {

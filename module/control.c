@@ -1,35 +1,38 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Once per period, feed the control law (control_law.c) with what the
- * period measured and publish the orders it returns: one law state per
- * class and domain (NUMA node and core type), which serves faults outside the stream table and is
- * the starting point of new streams, and one per stream.  Every step with
- * faults is traced (afa_ctl_step), every change of order too
- * (afa_order_change).  Runs in the period worker, figures lock held.
+ * The class states: one law state per class and topology domain (NUMA
+ * node and core type).  They serve the faults of files not in the stream
+ * table yet, and a new stream starts from its class's order in the
+ * domain of the CPU that first faulted it.  Their evidence is only those
+ * faults, gathered at the class's own order.  Stepped by the period
+ * worker, statistics lock held; streams step in stream.c.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/minmax.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include "afa.h"
-#include "control_law.h"
 #include "stream.h"
 #include "topology.h"
 #include "trace.h"
 
-static struct afa_ctl_params afa_ctl_now;	/* params of this period */
-static struct afa_ctl_state *afa_class_ctl;	/* [domain][class] */
-static u8 *afa_class_order;			/* [domain][class], fault path */
+/* One class in one domain. */
+struct afa_class_state {
+	struct afa_ctl_state ctl;	/* the law's state */
+	struct afa_ctl_input pending;	/* evidence since the last step */
+	struct afa_evidence seen;	/* per-CPU sums at the last fold */
+	struct afa_evidence last;	/* what the last fold added */
+	struct afa_evidence total;	/* everything since load, for stats */
+};
 
-static unsigned int afa_dc_index(unsigned int dom, unsigned int class)
+static struct afa_class_state *afa_class;	/* [domain][class] */
+static u8 *afa_class_order;			/* [domain][class], fault path */
+static struct afa_evidence *afa_class_scratch;	/* [domain][class] sums */
+
+static unsigned int afa_class_index(unsigned int dom, unsigned int class)
 {
 	return dom * AFA_NR_CLASSES + class;
-}
-
-/** afa_ctl_params_now() - the law's parameters for the current period */
-const struct afa_ctl_params *afa_ctl_params_now(void)
-{
-	return &afa_ctl_now;
 }
 
 /**
@@ -39,142 +42,202 @@ const struct afa_ctl_params *afa_ctl_params_now(void)
  *
  * Fault path: one read, no lock.
  *
- * Return: the order the class's own law state holds.
+ * Return: the order the class's law state holds.
  */
 u8 afa_class_order_get(unsigned int dom, unsigned int class)
 {
-	return READ_ONCE(afa_class_order[afa_dc_index(dom, class)]);
+	return READ_ONCE(afa_class_order[afa_class_index(dom, class)]);
 }
 
-static u32 afa_sat32(u64 v)
+/* Sum the class counters of the CPUs of each domain. */
+static void afa_class_sum(struct afa_evidence *sum)
 {
-	return min_t(u64, v, U32_MAX);
+	unsigned int dom, class;
+	int cpu;
+
+	memset(sum, 0, afa_nr_domains * AFA_NR_CLASSES * sizeof(*sum));
+	for_each_possible_cpu(cpu) {
+		dom = min_t(unsigned int, per_cpu(afa_cpu_domain, cpu),
+			    afa_nr_domains - 1);
+		for (class = 0; class < AFA_NR_CLASSES; class++)
+			afa_evidence_add(&sum[afa_class_index(dom, class)],
+					 per_cpu_ptr(&afa_count.class[class], cpu));
+	}
+}
+
+/*
+ * Steps one fold may take for one state.  A state moves at most once a
+ * fold (what waits was gathered at the old order), but near its optimum
+ * it integrates many batches: 16 are 128 faults at the default
+ * min_samples, more than a jiffy of faults on one CPU brings.  What is
+ * left past them is dropped, so that evidence never backs up.
+ */
+#define AFA_STEPS_PER_FOLD	16
+
+/**
+ * afa_law_run() - step one state's law once per batch of evidence waiting
+ * @ctl:	the law's state
+ * @pending:	evidence waiting; what the steps use is removed, all of it
+ *		when the order moves (it was gathered at the old order)
+ * @class:	the state's class, for its bounds and the traces
+ * @id:		who the state is, for the traces
+ * @p:		the law's parameters for this fold
+ * @c:		the costs the law steers by
+ *
+ * Each step is traced (afa_ctl_step), each change of order too
+ * (afa_order_change).  Period worker, statistics lock held.
+ *
+ * Return: the order from now on.
+ */
+u8 afa_law_run(struct afa_ctl_state *ctl, struct afa_ctl_input *pending,
+	       unsigned int class, const struct afa_stream_id *id,
+	       const struct afa_ctl_params *p, const struct afa_ctl_costs *c)
+{
+	struct afa_ctl_params tmp;
+	struct afa_ctl_input batch;
+	struct afa_ctl_trace tr;
+	u8 old = ctl->order;
+	unsigned int n;
+
+	p = afa_class_params(class, p, &tmp);
+	for (n = 0; n < AFA_STEPS_PER_FOLD &&
+	     afa_ctl_input_ready(ctl, p, pending); n++) {
+		afa_ctl_batch(pending, ctl, p, &batch);
+		afa_ctl_step(ctl, p, c, &batch, &tr);
+		trace_afa_ctl_step(class, id, &batch, &tr);
+		if (ctl->order != tr.order) {
+			trace_afa_order_change(class, id, tr.order, ctl->order,
+					       tr.reason);
+			*pending = (struct afa_ctl_input){};
+			break;
+		}
+	}
+	if (ctl->order != old || n == AFA_STEPS_PER_FOLD)
+		*pending = (struct afa_ctl_input){};
+	return ctl->order;
 }
 
 static void afa_class_step(unsigned int dom, unsigned int class,
-			   u32 period_ms)
+			   const struct afa_ctl_params *p,
+			   const struct afa_ctl_costs *c)
 {
-	const struct afa_class_fig *f = afa_period_fig(dom, class);
-	struct afa_ctl_state *st = &afa_class_ctl[afa_dc_index(dom, class)];
-	struct afa_ctl_input in = {
-		.nr_faults = afa_sat32(f->faults),
-		.nr_sampled = afa_sat32(f->checked),
-		.nr_used = afa_sat32(f->used),
-		.nr_hits = afa_sat32(f->hits),
-		.nr_misses = afa_sat32(f->faults - f->hits),
-		.period_ms = period_ms,
-	};
-	static const struct afa_stream_id class_id = { .slot = -1 };
-	struct afa_ctl_trace tr;
-	u8 old = st->order;
-	u32 new;
+	unsigned int i = afa_class_index(dom, class);
+	struct afa_class_state *cs = &afa_class[i];
+	const struct afa_stream_id id = { .slot = -1, .domain = dom };
 
-	if (!in.nr_faults)
-		return;
-	new = afa_ctl_step(st, &afa_ctl_now, &in, &tr);
-	trace_afa_ctl_step(class, dom, &class_id, &in, &tr);
-	if (new != old) {
-		WRITE_ONCE(afa_class_order[afa_dc_index(dom, class)], new);
-		trace_afa_order_change(class, dom, &class_id, old, new,
-				       tr.reason);
-	}
-}
-
-static void afa_stream_step(struct afa_stream *s, u32 period_ms)
-{
-	struct afa_ctl_input in = {
-		.nr_faults = s->period.faults,
-		.nr_sampled = s->period.checked,
-		.nr_used = s->period.used,
-		.nr_hits = s->period.hits,
-		.nr_misses = s->period.faults - s->period.hits,
-		.period_ms = period_ms,
-	};
-	struct afa_ctl_trace tr;
-	u8 old = s->order;
-	u32 new;
-
-	if (!in.nr_faults)
-		return;
-	new = afa_ctl_step(&s->ctl, &afa_ctl_now, &in, &tr);
-	trace_afa_ctl_step(s->class, s->domain, &s->id, &in, &tr);
-	if (new != old) {
-		afa_stream_set_order(s, new);
-		trace_afa_order_change(s->class, s->domain, &s->id, old, new,
-				       tr.reason);
-	}
+	WRITE_ONCE(afa_class_order[i],
+		   afa_law_run(&cs->ctl, &cs->pending, class, &id, p, c));
 }
 
 /* New bounds: pull every state inside them, keeping what it learned. */
-static void afa_control_rebound(void)
+static void afa_class_rebound(const struct afa_ctl_params *p)
 {
-	const struct afa_ctl_params *p = &afa_ctl_now;
-	struct afa_stream *s;
 	unsigned int i;
 	u8 order;
 
 	for (i = 0; i < afa_nr_domains * AFA_NR_CLASSES; i++) {
-		order = clamp_t(u8, afa_class_ctl[i].order, p->min_order,
+		order = clamp_t(u8, afa_class[i].ctl.order, p->min_order,
 				p->max_order);
-		if (order == afa_class_ctl[i].order)
+		if (order == afa_class[i].ctl.order)
 			continue;
-		afa_ctl_init(&afa_class_ctl[i], p, order);
+		afa_ctl_init(&afa_class[i].ctl, p, order);
+		afa_class[i].pending = (struct afa_ctl_input){};
 		WRITE_ONCE(afa_class_order[i], order);
-	}
-	for (i = 0; i < AFA_NR_STREAMS; i++) {
-		s = afa_stream_slot(i);
-		order = clamp_t(u8, s->order, p->min_order, p->max_order);
-		if (!s->key.mm || order == s->order)
-			continue;
-		afa_ctl_init(&s->ctl, p, order);
-		afa_stream_set_order(s, order);
 	}
 }
 
 /**
- * afa_control_period() - one control step for every class and stream
- * @period_ms:	measured length of the period just closed
+ * afa_control_fold() - take in the class evidence, step the class laws
+ * @p:		the law's parameters for this fold
+ * @c:		the costs the law steers by
+ * @rebound:	the parameters changed: pull states inside the bounds
+ *
+ * Return: the faults counted in classes (outside streams) in this fold.
  */
-void afa_control_period(u32 period_ms)
+u64 afa_control_fold(const struct afa_ctl_params *p,
+		     const struct afa_ctl_costs *c, bool rebound)
 {
+	struct afa_evidence *now = afa_class_scratch;
 	unsigned int dom, class, i;
-	struct afa_stream *s;
+	struct afa_class_state *cs;
+	u64 faults = 0;
 
-	if (afa_params_snapshot(&afa_ctl_now))
-		afa_control_rebound();
-	for (dom = 0; dom < afa_nr_domains; dom++)
-		for (class = 0; class < AFA_NR_CLASSES; class++)
-			afa_class_step(dom, class, period_ms);
-	for (i = 0; i < AFA_NR_STREAMS; i++) {
-		s = afa_stream_slot(i);
-		if (s->key.mm)
-			afa_stream_step(s, period_ms);
+	if (rebound)
+		afa_class_rebound(p);
+	afa_class_sum(now);
+	for (dom = 0; dom < afa_nr_domains; dom++) {
+		for (class = 0; class < AFA_NR_CLASSES; class++) {
+			i = afa_class_index(dom, class);
+			cs = &afa_class[i];
+			afa_evidence_delta(&cs->last, &now[i], &cs->seen);
+			cs->seen = now[i];
+			if (!cs->last.faults)
+				continue;
+			faults += cs->last.faults;
+			afa_evidence_add(&cs->total, &cs->last);
+			afa_evidence_to_input(&cs->pending, &cs->last);
+			afa_class_step(dom, class, p, c);
+		}
+	}
+	return faults;
+}
+
+/**
+ * afa_control_show() - the class states of the online domains
+ * @m:	the stats file; statistics lock held
+ */
+void afa_control_show(struct seq_file *m)
+{
+	const struct afa_class_state *cs;
+	const struct afa_evidence *t;
+	unsigned int dom, class;
+
+	seq_puts(m, "class    node core   order window_kib     faults   misses  pages_per_fault grow% trial%\n");
+	for (dom = 0; dom < afa_nr_domains; dom++) {
+		if (!afa_domain_online(dom))
+			continue;
+		for (class = 0; class < AFA_NR_CLASSES; class++) {
+			cs = &afa_class[afa_class_index(dom, class)];
+			t = &cs->total;
+			seq_printf(m, "%-8s %4u %-6s %5u %10llu %10u %8u %16u %5u %6u\n",
+				   afa_class_name(class), afa_domain_node(dom),
+				   afa_core_name(afa_domain_core(dom)),
+				   cs->ctl.order,
+				   afa_order_to_bytes(cs->ctl.order, PAGE_SHIFT) >> 10,
+				   t->faults, min(t->misses, t->faults),
+				   t->faults ? t->pages / t->faults : 0,
+				   afa_ctl_grow_permille(&cs->ctl) / 10,
+				   afa_ctl_trial_permille(&cs->ctl) / 10);
+		}
 	}
 }
 
 int afa_control_init(void)
 {
 	unsigned int i, n = afa_nr_domains * AFA_NR_CLASSES;
+	struct afa_ctl_params p;
 
-	afa_params_snapshot(&afa_ctl_now);
-	afa_class_ctl = kcalloc(n, sizeof(*afa_class_ctl), GFP_KERNEL);
+	afa_params_snapshot(&p);
+	afa_class = kcalloc(n, sizeof(*afa_class), GFP_KERNEL);
 	afa_class_order = kcalloc(n, sizeof(*afa_class_order), GFP_KERNEL);
-	if (!afa_class_ctl || !afa_class_order) {
+	afa_class_scratch = kcalloc(n, sizeof(*afa_class_scratch), GFP_KERNEL);
+	if (!afa_class || !afa_class_order || !afa_class_scratch) {
 		afa_control_exit();
 		return -ENOMEM;
 	}
 	for (i = 0; i < n; i++) {
-		afa_ctl_init(&afa_class_ctl[i], &afa_ctl_now,
-			     afa_initial_order_get(&afa_ctl_now));
-		afa_class_order[i] = afa_class_ctl[i].order;
+		afa_ctl_init(&afa_class[i].ctl, &p, afa_initial_order_get(&p));
+		afa_class_order[i] = afa_class[i].ctl.order;
 	}
 	return 0;
 }
 
 void afa_control_exit(void)
 {
-	kfree(afa_class_ctl);
+	kfree(afa_class);
 	kfree(afa_class_order);
-	afa_class_ctl = NULL;
+	kfree(afa_class_scratch);
+	afa_class = NULL;
 	afa_class_order = NULL;
+	afa_class_scratch = NULL;
 }

@@ -1,53 +1,67 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * autofaultaround control law: a PI controller, with an optional D term,
- * that picks the fault-around window order n of one stream (the window
- * is 2^n pages) from how much of the previous window was used.
- * docs/control-law.md argues the defaults and the stability.
+ * that picks the fault-around window order n of one stream (a file in
+ * one class; the window is N = 2^n pages) to minimise what faults cost,
+ * from evidence that fault positions give.  docs/control-law.md derives
+ * it and argues the defaults and the stability.
  *
- * Per control period k, during which order n_k was applied:
+ * The plant.  A fault costs F ns of its own and every page it maps P ns
+ * (map, and unmap later; plus any price put on memory).  Work that takes
+ * f faults at order n costs
  *
- *	y_k = used_k / sampled_k			usefulness
- *	a_k = a_{k-1} + (y_k - a_{k-1}) / 2^ewma_shift	(a_k = y_k if n moved)
- *	e_k = a_k - setpoint
- *	w_k = min(1, faults_k / (period_k * ref_faults_per_s))
- *	g_k = w_k * e_k if e_k > 0, else e_k		growth pays per fault
- *	P_k = kp * g_k
- *	I_k = clamp(I_{k-1} + ki * g_k, -1, 1)		(I_{k-1} = 0 if n moved)
- *	D_k = kd * (e_k - e_{k-1})			(D_k = 0 if n moved)
+ *	T(n) = f * (F + N * P)
+ *
+ * Evidence, gathered on the fault path at order n:
+ *
+ *	g = grow_hits / faults	a window of order n + 1 had served the fault
+ *				(its buddy block is mapped already)
+ *	t = trial_hits / trials	of the faults given order n - 1 on trial, the
+ *				half left out was wanted by a following fault
+ *
+ * so that order n + 1 takes f * (1 - g) faults, and order n - 1 takes
+ * f * (1 + t): a trial fault is the first of its window, and a wanted
+ * half costs one more.  The predicted relative savings of a step are
+ *
+ *	S+ = 1 - (1 - g) * (F + 2N * P) / (F + N * P)
+ *	S- = 1 - (1 + t) * (F + N/2 * P) / (F + N * P)
+ *
+ * and the law acts on the one that pays:
+ *
+ *	e_k = S+ if S+ > deadband, else -S- if S- > deadband, else 0
+ *	P_k = kp * e_k
+ *	I_k = clamp(I_{k-1} + ki * e_k, -1, 1)	(I_{k-1} = 0 if n moved)
+ *	D_k = kd * (e_k - e_{k-1})		(D_k = 0 if n moved or e_{k-1} = 0)
  *	u_k = n_k + P_k + I_k + D_k
  *
  *	n_{k+1} = n_k		if |u_k - n_k| < 1/2 + hysteresis, else
  *	n_{k+1} = clamp(n_k + clamp(round(u_k - n_k), -max_step, max_step),
  *			min_order, max_order)
  *
- * I is the part of the output the window has not taken up yet.  When the
- * order steps, I is spent (reset to 0) and the average restarts, because
- * usefulness at another order is another point of the plant: the next
- * step needs fresh evidence worth 1/2 + hysteresis of an order, which at
- * the default gains one period cannot supply, so the order never
- * chatters.  At min_order and max_order I may not push outwards
- * (anti-windup): the law leaves a bound as soon as the error turns,
- * however long it sat there.
+ * k counts batches of evidence, not periods: a step is taken for every
+ * min_samples faults (for g) or trials (for t) gathered at the current
+ * order, however many one fold brings (afa_ctl_batch(); the caller stops
+ * at a move, whose old evidence it drops), so
+ * a stream converges after a bounded number of faults, however long or
+ * short the processes that fault.  g and t are smoothed over the steps
+ * at one order (weight 1/2^ewma_shift) and start afresh when n moves.
+ * Within the deadband the order is right: the pending movement halves.
+ * At min_order and max_order I may not push outwards (anti-windup).
  *
- * Exceptions, in the order they are tested:
+ * The law rests where neither step saves more than the deadband.  That
+ * is the cost optimum, not a usefulness target: for sequential access
+ * (g = 1/2, t = 1) S+ > 0 at every order, though it shrinks as the
+ * window grows, so the window grows until the saving is within the
+ * deadband; for sparse access (g = t = 0) S- > 0 at every order and it
+ * shrinks to min_order.
  *
- *	after a probe:		keep the probe order if sampled_k >=
- *				min_samples and y_k >= setpoint - deadband,
- *				else go back to the order before it
- *	sampled_k < min_samples: hold, nothing changes; the probe_periods-th
- *				such period in a row with faults probes
- *				n_{k+1} = n_k + max_step, for one period
- *	|e_k| <= deadband:	n_{k+1} = n_k and I_k = I_{k-1} / 2
- *
- * The probe exists because at order 0 nothing is mapped around a fault,
- * so no usefulness can be measured and the law alone would never leave.
- *
- * Fixed point: ratios, errors, gains and orders share AFA_UNIT (2^10 is
- * 1.0).  Errors lie in [-AFA_UNIT, AFA_UNIT], I in [-AFA_UNIT, AFA_UNIT],
- * P and D are saturated at AFA_TERM_MAX, so the output fits an s32 for
- * any u32 gains and counts.  All types have fixed widths and 64-bit
- * divisions go through math64.h: the law is the same with 32-bit longs.
+ * Fixed point: ratios, savings, gains and orders share AFA_UNIT (2^10 is
+ * 1.0).  Savings are clamped to [-AFA_UNIT, AFA_UNIT], I to the same, P
+ * and D saturate at AFA_TERM_MAX, so the output fits an s32 for any u32
+ * gains and counts.  Costs are at most AFA_COST_NS_MAX (2^20), so every
+ * product below stays under 2^62.  All types have fixed widths and
+ * 64-bit divisions go through math64.h: the law is the same with 32-bit
+ * longs.
  */
 #include <linux/bits.h>
 #include <linux/build_bug.h>
@@ -57,9 +71,6 @@
 #include <linux/math64.h>
 #include <linux/minmax.h>
 #include "control_law.h"
-
-/* Milliseconds per second, to turn a period into a fault rate. */
-#define AFA_MS_PER_S		1000
 
 /* No term needs to move the order further than the whole order range. */
 #define AFA_TERM_MAX		((AFA_ORDER_MAX + 1) * AFA_UNIT)
@@ -78,8 +89,7 @@ const struct afa_ctl_params afa_ctl_params_default = AFA_CTL_PARAMS_DEFAULT;
  *
  * The step is rounded away from zero, in 64 bits: no u32 input overflows,
  * the new average never passes the sample, and a constant input is
- * reached exactly (rounding to nearest would stall up to 2^(shift-1) - 1
- * units short of it, truncation up to 2^shift - 1).
+ * reached exactly.
  *
  * Return: the new average, always between @avg and @sample.
  */
@@ -109,15 +119,6 @@ u32 afa_clamp_order(s32 order, u32 min_order, u32 max_order)
 	return min_t(u32, order, max_order);
 }
 
-/* @part / @whole in AFA_UNIT, 0 for no @whole; racy @part > @whole is all. */
-static u32 afa_ctl_ratio(u32 part, u32 whole)
-{
-	if (!whole)
-		return 0;
-	/* part <= whole < 2^32, so part << AFA_SCALE < 2^42 fits a u64. */
-	return div_u64((u64)min(part, whole) << AFA_SCALE, whole);
-}
-
 /**
  * afa_order_to_bytes() - size of a window of 2^@order pages
  * @order:	window order
@@ -132,36 +133,86 @@ u64 afa_order_to_bytes(u32 order, u32 page_shift)
 	return BIT_ULL(order + page_shift);
 }
 
-/* Hit ratio; the sum is taken in 64 bits so two U32_MAX counts work. */
-static u32 afa_hit_ratio(u32 hits, u32 misses)
+/**
+ * afa_ctl_costs_clamp() - bring measured costs into the law's range
+ * @c:	costs; each is clamped to [1, AFA_COST_NS_MAX]
+ */
+void afa_ctl_costs_clamp(struct afa_ctl_costs *c)
 {
-	u64 whole = (u64)hits + misses;
-
-	return whole ? div64_u64((u64)hits << AFA_SCALE, whole) : 0;
+	c->fault_ns = clamp_t(u32, c->fault_ns, 1, AFA_COST_NS_MAX);
+	c->page_ns = clamp_t(u32, c->page_ns, 1, AFA_COST_NS_MAX);
 }
 
-/*
- * Growth weight w in AFA_UNIT: the fault rate over ref_faults_per_s,
- * at most 1.  Growing the window saves faults, so it is worth its memory
- * in proportion to how many faults there are to save.
- */
-static u32 afa_ctl_rate_weight(const struct afa_ctl_params *p,
-			       const struct afa_ctl_input *in)
+/* @part / @whole in AFA_UNIT, 0 for no @whole; racy @part > @whole is all. */
+static u32 afa_ctl_ratio(u32 part, u32 whole)
 {
-	u64 rate, ref;
+	if (!whole)
+		return 0;
+	/* part <= whole < 2^32, so part << AFA_SCALE < 2^42 fits a u64. */
+	return div_u64((u64)min(part, whole) << AFA_SCALE, whole);
+}
 
-	if (!p->ref_faults_per_s)
-		return AFA_UNIT;
-	/*
-	 * Compare faults * 1000 with period_ms * ref: both are faults per
-	 * 1000 s times the period, < 2^42 and < 2^64.  Past the test,
-	 * rate < ref, so rate << AFA_SCALE (< 2^52) cannot wrap either.
-	 */
-	rate = (u64)in->nr_faults * AFA_MS_PER_S;
-	ref = (u64)max(in->period_ms, 1U) * p->ref_faults_per_s;
-	if (rate >= ref)
-		return AFA_UNIT;
-	return div64_u64(rate << AFA_SCALE, ref);
+/* Cost of one fault at @order, without the fault count: F + N * P. */
+static u64 afa_fault_cost(u32 order, const struct afa_ctl_costs *c)
+{
+	u32 fault_ns = clamp_t(u32, c->fault_ns, 1, AFA_COST_NS_MAX);
+	u32 page_ns = clamp_t(u32, c->page_ns, 1, AFA_COST_NS_MAX);
+
+	/* 2^20 + 2^10 * 2^20 < 2^31 for any order the law hands out. */
+	return fault_ns + ((u64)page_ns << min_t(u32, order, AFA_ORDER_MAX + 1));
+}
+
+/* 1 - @ratio (AFA_UNIT), as a saving in [-AFA_UNIT, AFA_UNIT]. */
+static s32 afa_saving(u64 ratio)
+{
+	return AFA_UNIT - (s32)min_t(u64, ratio, 2 * AFA_UNIT);
+}
+
+/**
+ * afa_saving_grow() - predicted relative saving of one order more
+ * @order:	the order the evidence was taken at
+ * @grow_ratio:	faults a window twice as large had served, AFA_UNIT
+ * @c:		costs of a fault and of a page
+ *
+ * S+ = 1 - (1 - g) * (F + 2N * P) / (F + N * P).
+ *
+ * Return: the saving in AFA_UNIT, in [-AFA_UNIT, AFA_UNIT]: positive
+ * when the larger window costs less.
+ */
+s32 afa_saving_grow(u32 order, u32 grow_ratio, const struct afa_ctl_costs *c)
+{
+	u64 now = afa_fault_cost(order, c);
+	u64 next = afa_fault_cost(order + 1, c);
+	u32 left = AFA_UNIT - min_t(u32, grow_ratio, AFA_UNIT);
+
+	/* left <= 2^10 and next < 2^32: the product is < 2^42. */
+	return afa_saving(div64_u64((u64)left * next, now));
+}
+
+/**
+ * afa_saving_shrink() - predicted relative saving of one order less
+ * @order:	the order the evidence was taken at, at least 1
+ * @trial_ratio: trials whose left-out half was wanted, AFA_UNIT
+ * @c:		costs of a fault and of a page
+ *
+ * S- = 1 - (1 + t) * (F + N/2 * P) / (F + N * P).
+ *
+ * Return: the saving in AFA_UNIT, in [-AFA_UNIT, AFA_UNIT]: positive
+ * when the smaller window costs less; -AFA_UNIT at order 0, where there
+ * is no smaller window.
+ */
+s32 afa_saving_shrink(u32 order, u32 trial_ratio,
+		      const struct afa_ctl_costs *c)
+{
+	u32 more = AFA_UNIT + min_t(u32, trial_ratio, AFA_UNIT);
+	u64 now, prev;
+
+	if (!order)
+		return -AFA_UNIT;
+	now = afa_fault_cost(order, c);
+	prev = afa_fault_cost(order - 1, c);
+	/* more <= 2^11 and prev < 2^32: the product is < 2^43. */
+	return afa_saving(div64_u64((u64)more * prev, now));
 }
 
 /*
@@ -184,12 +235,88 @@ static u32 afa_ctl_clamp(const struct afa_ctl_params *p, s32 order)
 			       afa_ctl_max_order(p));
 }
 
-/* Move to a new order: the pending movement is spent, the average restarts. */
+static bool afa_ctl_enough(const struct afa_ctl_params *p, u32 count)
+{
+	return count >= max(p->min_samples, 1U);
+}
+
+/**
+ * afa_ctl_input_ready() - is there evidence enough for a step?
+ * @st:	the stream's controller state
+ * @p:	tunables
+ * @in:	evidence gathered at the current order since the last step
+ *
+ * Faults count only below max_order (there is no larger window to
+ * judge), trials only above min_order.
+ *
+ * Return: true when afa_ctl_step() would act on @in.
+ */
+bool afa_ctl_input_ready(const struct afa_ctl_state *st,
+			 const struct afa_ctl_params *p,
+			 const struct afa_ctl_input *in)
+{
+	return (st->order < afa_ctl_max_order(p) &&
+		afa_ctl_enough(p, in->nr_faults)) ||
+	       (st->order > afa_ctl_min_order(p) &&
+		afa_ctl_enough(p, in->nr_trials));
+}
+
+/* Take @m of @count (with its share of @hits) out into a batch. */
+static void afa_ctl_take(u32 *count, u32 *hits, u32 m, u32 *b_count,
+			 u32 *b_hits)
+{
+	u32 h = div_u64((u64)min(*hits, *count) * m, *count);
+
+	*b_count = m;
+	*b_hits = h;
+	*count -= m;
+	*hits = min(*hits, *count + h) - h;
+}
+
+/**
+ * afa_ctl_batch() - take the next batch of evidence out of what waits
+ * @in:		evidence waiting for steps; what is taken is removed
+ * @st:		the stream's controller state, for its order
+ * @p:		tunables
+ * @batch:	filled with min_samples faults and min_samples trials where
+ *		there are that many, each with its share of hits
+ *
+ * The law steps once per batch, however many batches one fold brings:
+ * its cadence is the evidence's.  Evidence that cannot move the order
+ * (faults at max_order, trials at min_order) is dropped.
+ */
+void afa_ctl_batch(struct afa_ctl_input *in, const struct afa_ctl_state *st,
+		   const struct afa_ctl_params *p, struct afa_ctl_input *batch)
+{
+	u32 m = max(p->min_samples, 1U);
+
+	*batch = (struct afa_ctl_input){};
+	if (st->order >= afa_ctl_max_order(p)) {
+		in->nr_faults = 0;
+		in->nr_grow_hits = 0;
+	}
+	if (st->order <= afa_ctl_min_order(p)) {
+		in->nr_trials = 0;
+		in->nr_trial_hits = 0;
+	}
+	if (in->nr_faults >= m)
+		afa_ctl_take(&in->nr_faults, &in->nr_grow_hits, m,
+			     &batch->nr_faults, &batch->nr_grow_hits);
+	if (in->nr_trials >= m)
+		afa_ctl_take(&in->nr_trials, &in->nr_trial_hits, m,
+			     &batch->nr_trials, &batch->nr_trial_hits);
+}
+
+/* Move to a new order: the pending movement is spent, averages restart. */
 static void afa_ctl_set_order(struct afa_ctl_state *st, u32 order)
 {
 	st->order = order;
 	st->integral = 0;
-	st->fresh = 1;
+	st->prev_error = 0;
+	st->fresh_grow = 1;
+	st->fresh_trial = 1;
+	st->have_grow = 0;
+	st->have_trial = 0;
 }
 
 /* A gain times an error: gain < 2^32, |x| <= 2^11, so the s64 is < 2^43. */
@@ -205,10 +332,10 @@ static s32 afa_ctl_gain(u32 gain, s32 x)
  * @p:	the tunables
  *
  * Rejects what the law cannot honour: an order range that is empty or
- * past AFA_ORDER_MAX, a setpoint or deadband that leaves one direction
- * unreachable, hysteresis of half an order or more (the pending
+ * past AFA_ORDER_MAX, a deadband of half the cost or more (no step could
+ * ever pass it), hysteresis of half an order or more (the pending
  * movement, at most one order, could then never step), gains above
- * AFA_GAIN_MAX or without P and I, and counters the state cannot hold.
+ * AFA_GAIN_MAX or without P and I, and no evidence needed at all.
  *
  * Return: 0 if @p is usable, -EINVAL if not.
  */
@@ -218,18 +345,12 @@ int afa_ctl_params_check(const struct afa_ctl_params *p)
 		return -EINVAL;
 	if (!p->max_step || p->max_step > AFA_ORDER_MAX)
 		return -EINVAL;
-	if (!p->setpoint || p->setpoint >= AFA_UNIT)
-		return -EINVAL;
-	if (p->deadband >= min(p->setpoint, AFA_UNIT - p->setpoint))
-		return -EINVAL;
-	if (p->hysteresis >= AFA_UNIT / 2)
+	if (p->deadband >= AFA_UNIT / 2 || p->hysteresis >= AFA_UNIT / 2)
 		return -EINVAL;
 	if (p->kp > AFA_GAIN_MAX || p->ki > AFA_GAIN_MAX ||
 	    p->kd > AFA_GAIN_MAX || (!p->kp && !p->ki))
 		return -EINVAL;
 	if (p->ewma_shift > AFA_EWMA_SHIFT_MAX || !p->min_samples)
-		return -EINVAL;
-	if (p->probe_periods > U16_MAX)
 		return -EINVAL;
 	return 0;
 }
@@ -239,8 +360,6 @@ int afa_ctl_params_check(const struct afa_ctl_params *p)
  * @st:		state to set up
  * @p:		tunables, for the order bounds
  * @order:	initial window order, clamped to [min_order, max_order]
- *
- * The first period with enough samples seeds the usefulness average.
  */
 void afa_ctl_init(struct afa_ctl_state *st, const struct afa_ctl_params *p,
 		  u32 order)
@@ -250,29 +369,9 @@ void afa_ctl_init(struct afa_ctl_state *st, const struct afa_ctl_params *p,
 	/* Integral and error lie in [-AFA_UNIT, AFA_UNIT]: s16 holds them. */
 	BUILD_BUG_ON(AFA_UNIT > S16_MAX);
 
-	*st = (struct afa_ctl_state){ .fresh = 1 };
-	st->order = afa_ctl_clamp(p, min_t(u32, order, AFA_ORDER_MAX));
-}
-
-/* Start a step: bounds may have changed since the last one; fill @tr. */
-static void afa_ctl_begin(struct afa_ctl_state *st,
-			  const struct afa_ctl_params *p,
-			  const struct afa_ctl_input *in,
-			  struct afa_ctl_trace *tr)
-{
-	u32 order = afa_ctl_clamp(p, st->order);
-
-	*tr = (struct afa_ctl_trace){
-		.order = st->order,
-		.usefulness = afa_ctl_ratio(in->nr_used, in->nr_sampled),
-		.usefulness_avg = st->usefulness_avg,
-		.hit_ratio = afa_hit_ratio(in->nr_hits, in->nr_misses),
-		.rate_weight = afa_ctl_rate_weight(p, in),
-		.i = st->integral,
-		.output = st->order * AFA_UNIT + st->integral,
-	};
-	if (order != st->order)
-		afa_ctl_set_order(st, order);
+	*st = (struct afa_ctl_state){};
+	order = min_t(u32, order, AFA_ORDER_MAX);
+	afa_ctl_set_order(st, afa_ctl_clamp(p, order));
 }
 
 /* Record the outcome of a step; its return value is the new order. */
@@ -284,83 +383,89 @@ static u32 afa_ctl_finish(struct afa_ctl_state *st, struct afa_ctl_trace *tr,
 	return st->order;
 }
 
-/* A probe pays off if its window was used about as much as we want. */
-static bool afa_ctl_probe_kept(const struct afa_ctl_params *p,
-			       const struct afa_ctl_input *in,
-			       const struct afa_ctl_trace *tr)
+/* Fold a new ratio into one average, or start it afresh. */
+static u16 afa_ctl_average(u16 avg, u32 ratio, bool fresh, u32 shift)
 {
-	return in->nr_sampled >= max(p->min_samples, 1U) &&
-	       (u64)tr->usefulness + p->deadband >= p->setpoint;
+	return fresh ? ratio : afa_ewma(avg, ratio, shift);
+}
+
+/* Smooth the evidence that is there, and predict both savings. */
+static void afa_ctl_predict(struct afa_ctl_state *st,
+			    const struct afa_ctl_params *p,
+			    const struct afa_ctl_costs *c,
+			    const struct afa_ctl_input *in,
+			    struct afa_ctl_trace *tr)
+{
+	if (st->order < afa_ctl_max_order(p) &&
+	    afa_ctl_enough(p, in->nr_faults)) {
+		st->grow_avg = afa_ctl_average(st->grow_avg,
+					       afa_ctl_ratio(in->nr_grow_hits,
+							     in->nr_faults),
+					       st->fresh_grow, p->ewma_shift);
+		st->fresh_grow = 0;
+		st->have_grow = 1;
+	}
+	if (st->order > afa_ctl_min_order(p) &&
+	    afa_ctl_enough(p, in->nr_trials)) {
+		st->trial_avg = afa_ctl_average(st->trial_avg,
+						afa_ctl_ratio(in->nr_trial_hits,
+							      in->nr_trials),
+						st->fresh_trial, p->ewma_shift);
+		st->fresh_trial = 0;
+		st->have_trial = 1;
+	}
+	tr->grow_ratio = st->grow_avg;
+	tr->trial_ratio = st->trial_avg;
+	tr->save_grow = st->have_grow ?
+			afa_saving_grow(st->order, st->grow_avg, c) : 0;
+	tr->save_shrink = st->have_trial ?
+			  afa_saving_shrink(st->order, st->trial_avg, c) : 0;
 }
 
 /*
- * Too few samples: change nothing.  After probe_periods of these, if
- * there were faults to learn from, try a larger window for one period.
+ * The saving the law acts on: growth first, it is measured at every
+ * fault; but at max_order, growth evidence from before the bound came
+ * down cannot be acted on, and a shrink that pays goes first.
  */
-static enum afa_ctl_reason afa_ctl_hold(struct afa_ctl_state *st,
-					const struct afa_ctl_params *p,
-					const struct afa_ctl_input *in)
+static s32 afa_ctl_error(const struct afa_ctl_state *st,
+			 const struct afa_ctl_params *p,
+			 const struct afa_ctl_trace *tr)
 {
-	u32 step = min_t(u32, p->max_step, AFA_ORDER_MAX);
-
-	if (st->idle_periods < U16_MAX)
-		st->idle_periods++;
-	if (!p->probe_periods || st->idle_periods < p->probe_periods ||
-	    !in->nr_faults || st->order >= afa_ctl_max_order(p))
-		return AFA_CTL_HOLD_FEW_SAMPLES;
-
-	st->base_order = st->order;
-	st->idle_periods = 0;
-	afa_ctl_set_order(st, afa_ctl_clamp(p, st->order + step));
-	st->probing = 1;
-	return AFA_CTL_PROBE;
-}
-
-/* Smooth the usefulness, take the error and the D term. */
-static void afa_ctl_smooth(struct afa_ctl_state *st,
-			   const struct afa_ctl_params *p,
-			   struct afa_ctl_trace *tr)
-{
-	s32 setpoint = min_t(u32, p->setpoint, AFA_UNIT);
-
-	if (st->fresh)
-		st->usefulness_avg = tr->usefulness;
-	else
-		st->usefulness_avg = afa_ewma(st->usefulness_avg,
-					      tr->usefulness, p->ewma_shift);
-	tr->usefulness_avg = st->usefulness_avg;
-	tr->error = (s32)st->usefulness_avg - setpoint;
-	/* A restarted average has no history: its change means nothing. */
-	tr->d = st->fresh ? 0 : afa_ctl_gain(p->kd, tr->error - st->prev_error);
-	st->prev_error = tr->error;
-	st->fresh = 0;
+	if (tr->save_grow > (s32)p->deadband &&
+	    (st->order < afa_ctl_max_order(p) ||
+	     tr->save_shrink <= (s32)p->deadband))
+		return tr->save_grow;
+	if (tr->save_shrink > (s32)p->deadband)
+		return -tr->save_shrink;
+	return 0;
 }
 
 /*
  * Inside the deadband the order is right: what was pending against it
- * fades (halves each period), so rare noisy periods far apart cannot add
+ * fades (halves each step), so rare noisy batches far apart cannot add
  * up to a step.
  */
 static void afa_ctl_settle(struct afa_ctl_state *st, struct afa_ctl_trace *tr)
 {
 	st->integral /= 2;
+	st->prev_error = 0;
 	tr->i = st->integral;
 	tr->output = st->order * AFA_UNIT + st->integral;
 }
 
-/* P and I on the rate-weighted error; I may not push past a bound. */
+/* P, I and D on the error; I may not push past a bound. */
 static void afa_ctl_terms(struct afa_ctl_state *st,
 			  const struct afa_ctl_params *p,
 			  struct afa_ctl_trace *tr)
 {
-	s32 error = tr->error;
 	s32 integral;
 
-	/* error <= AFA_UNIT and weight <= AFA_UNIT: the product is < 2^21. */
-	if (error > 0)
-		error = DIV_ROUND_UP(error * (s32)tr->rate_weight, AFA_UNIT);
-	tr->p = afa_ctl_gain(p->kp, error);
-	integral = st->integral + afa_ctl_gain(p->ki, error);
+	tr->p = afa_ctl_gain(p->kp, tr->error);
+	/* No previous error at this order (a move, or settled): no D. */
+	tr->d = st->prev_error ?
+		afa_ctl_gain(p->kd, tr->error - st->prev_error) : 0;
+	st->prev_error = tr->error;
+	integral = st->integral + afa_ctl_gain(p->ki, tr->error);
 	integral = clamp(integral, -AFA_UNIT, AFA_UNIT);
 	if (st->order >= afa_ctl_max_order(p))
 		integral = min(integral, 0);
@@ -399,36 +504,38 @@ static enum afa_ctl_reason afa_ctl_move(struct afa_ctl_state *st,
 }
 
 /**
- * afa_ctl_step() - run the control law for one period of one stream
+ * afa_ctl_step() - run the control law on one batch of a stream's evidence
  * @st:	the stream's controller state
  * @p:	tunables, checked by afa_ctl_params_check()
- * @in:	what the period just ended measured
+ * @c:	costs of a fault and of a page on this machine
+ * @in:	evidence gathered at the current order since the last step
  * @tr:	filled with the terms and the reason, for the afa_ctl_step event
  *
  * Pure: no locks, no allocation, no side effect outside @st and @tr.
- * The caller serialises steps of one stream.
+ * The caller serialises steps of one stream, hands it one batch at a time
+ * (afa_ctl_batch()), and drops what waits when the order moved.
  *
- * Return: the window order to apply during the next period, within
- * [min_order, max_order] and, unless the tunables changed since the
- * last step, at most max_step away from the last one.
+ * Return: the window order to apply from now on, within [min_order,
+ * max_order] and, unless the tunables changed since the last step, at
+ * most max_step away from the last one.
  */
 u32 afa_ctl_step(struct afa_ctl_state *st, const struct afa_ctl_params *p,
-		 const struct afa_ctl_input *in, struct afa_ctl_trace *tr)
+		 const struct afa_ctl_costs *c, const struct afa_ctl_input *in,
+		 struct afa_ctl_trace *tr)
 {
-	afa_ctl_begin(st, p, in, tr);
-	if (st->probing) {
-		st->probing = 0;
-		if (!afa_ctl_probe_kept(p, in, tr)) {
-			afa_ctl_set_order(st, afa_ctl_clamp(p, st->base_order));
-			return afa_ctl_finish(st, tr, AFA_CTL_PROBE_REVERT);
-		}
-	}
-	if (in->nr_sampled < max(p->min_samples, 1U))
-		return afa_ctl_finish(st, tr, afa_ctl_hold(st, p, in));
-	st->idle_periods = 0;
+	u32 order = afa_ctl_clamp(p, st->order);
 
-	afa_ctl_smooth(st, p, tr);
-	if ((u32)abs(tr->error) <= p->deadband) {
+	*tr = (struct afa_ctl_trace){ .order = st->order };
+	if (order != st->order)
+		afa_ctl_set_order(st, order);
+	if (!afa_ctl_input_ready(st, p, in)) {
+		tr->i = st->integral;
+		tr->output = st->order * AFA_UNIT + st->integral;
+		return afa_ctl_finish(st, tr, AFA_CTL_FEW_SAMPLES);
+	}
+	afa_ctl_predict(st, p, c, in, tr);
+	tr->error = afa_ctl_error(st, p, tr);
+	if (!tr->error) {
 		afa_ctl_settle(st, tr);
 		return afa_ctl_finish(st, tr, AFA_CTL_DEADBAND);
 	}
@@ -445,14 +552,12 @@ u32 afa_ctl_step(struct afa_ctl_state *st, const struct afa_ctl_params *p,
 const char *afa_ctl_reason_name(enum afa_ctl_reason reason)
 {
 	static const char * const names[AFA_CTL_NR_REASONS] = {
-		[AFA_CTL_HOLD_FEW_SAMPLES] = "hold_few_samples",
+		[AFA_CTL_FEW_SAMPLES] = "few_samples",
 		[AFA_CTL_DEADBAND] = "deadband",
 		[AFA_CTL_PENDING] = "pending",
 		[AFA_CTL_GROW] = "grow",
 		[AFA_CTL_SHRINK] = "shrink",
 		[AFA_CTL_SATURATED] = "saturated",
-		[AFA_CTL_PROBE] = "probe",
-		[AFA_CTL_PROBE_REVERT] = "probe_revert",
 	};
 
 	if ((u32)reason >= AFA_CTL_NR_REASONS)

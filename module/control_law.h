@@ -12,176 +12,185 @@
 #include <linux/types.h>
 
 /*
- * Ratios (hit ratio, usefulness) are fixed point in AFA_UNIT: 0 means
- * none, AFA_UNIT means all.  2^10 resolves 0.1% steps, which is finer
- * than anything a sampling period can measure, and keeps products of a
- * ratio and a 32-bit count inside 64 bits with room to spare.
- *
- * The same scale serves gains (AFA_UNIT is a gain of 1.0) and fractions
- * of a window order (AFA_UNIT is one order).  AFA_UNIT is signed so that
- * it mixes with s32 error terms (-AFA_UNIT, clamps) without turning them
+ * Ratios (how often a larger window would have served a fault), relative
+ * cost changes, gains and fractions of a window order are fixed point in
+ * AFA_UNIT: 0 means none, AFA_UNIT means all, a gain of AFA_UNIT is 1.0
+ * and AFA_UNIT of output is one order.  2^10 resolves 0.1% steps, finer
+ * than a batch of evidence can measure, and keeps products of a ratio and
+ * a cost in nanoseconds inside 64 bits with room to spare.  AFA_UNIT is
+ * signed so that it mixes with s32 error terms without turning them
  * unsigned; it converts to u32 and u64 unchanged.
  */
 #define AFA_SCALE	10
 #define AFA_UNIT	((s32)BIT(AFA_SCALE))
 
 /*
- * EWMA weights are shifts: the new sample gets weight 1/2^shift.  A
- * shift of 0 disables smoothing; 16 is far slower than any useful loop.
+ * EWMA weights are shifts: a new batch gets weight 1/2^shift.  A shift of
+ * 0 disables smoothing; 16 is far slower than any useful loop.
  */
 #define AFA_EWMA_SHIFT_MAX	16
 
 /*
  * Largest window order the law hands out.  do_fault_around() never maps
- * past one page table, and 2^9 pages is PTRS_PER_PTE on x86-64 with
- * 4 KiB pages; callers on other geometries pass a lower max_order.
+ * past one page table, and 2^9 pages is PTRS_PER_PTE on x86-64 and arm64
+ * with 4 KiB pages; callers on other geometries pass a lower max_order.
  */
 #define AFA_ORDER_MAX		9
 
 /*
- * Largest gain accepted: 16.0 turns an error of 1/16 (the default
- * deadband, the smallest error that acts) into a whole order in one
- * period.  Any larger gain only makes the law bang-bang.
+ * Largest gain accepted: 16.0 turns a predicted saving of 1/32 (the
+ * default deadband) into half an order in one step.  Any larger gain
+ * only makes the law bang-bang.
  */
 #define AFA_GAIN_MAX		(16 * AFA_UNIT)
+
+/*
+ * Costs are nanoseconds.  2^20 ns (about a millisecond) is far above any
+ * fault or page cost a machine has, and keeps every product in the law
+ * below 2^62.
+ */
+#define AFA_COST_NS_MAX		BIT(20)
 
 /**
  * struct afa_ctl_params - tunables of the control law
  *
  * All fields are u32 so that each can back a module parameter.  Check a
  * set with afa_ctl_params_check() before handing it to afa_ctl_step().
- * Gains are in AFA_UNIT: a gain of AFA_UNIT turns a usefulness error of
- * 1.0 (all versus none) into one window order.
+ * Gains are in AFA_UNIT: a gain of AFA_UNIT turns a predicted relative
+ * saving of 1.0 (all of the cost) into one window order.
  */
 struct afa_ctl_params {
-	u32 kp;			/* orders per unit of error */
-	u32 ki;			/* orders per unit of error per period */
-	u32 kd;			/* orders per unit of error change per period */
-	u32 setpoint;		/* usefulness to hold, AFA_UNIT, (0, 1) */
-	u32 deadband;		/* |error| at or below which nothing moves */
+	u32 kp;			/* orders per unit of predicted saving */
+	u32 ki;			/* orders per unit of saving, per step */
+	u32 kd;			/* orders per unit of saving change, per step */
+	u32 deadband;		/* |saving| at or below which nothing moves */
 	u32 hysteresis;		/* output past half an order needed to step */
-	u32 ewma_shift;		/* usefulness smoothing weight 1/2^shift */
-	u32 min_samples;	/* fewer sampled pages in a period: hold */
+	u32 ewma_shift;		/* evidence smoothing weight 1/2^shift */
+	u32 min_samples;	/* evidence a step needs, in faults and trials */
 	u32 min_order;		/* smallest window order */
 	u32 max_order;		/* largest window order, <= AFA_ORDER_MAX */
-	u32 max_step;		/* orders moved per period at most */
-	u32 probe_periods;	/* held periods before a probe, 0: never */
-	u32 ref_faults_per_s;	/* fault rate of full growth, 0: always full */
+	u32 max_step;		/* orders moved per step at most */
 };
 
 /*
  * Default tunables, argued in docs/control-law.md, as an initializer so
- * that a static struct afa_ctl_params can start from them.  One period
- * of the largest error (1/2) moves the output (kp + ki) / 2 = 5/8 of an
- * order, short of the 3/4 (1/2 + hysteresis) needed to step: a step
- * takes two periods that agree, and the period right after a step
- * cannot undo it.
+ * that a static struct afa_ctl_params can start from them.
  *
+ * kp:		4: a predicted saving of 1/8 of the cost is half an order,
+ *		sequential access at order 0 (saving about 0.4) a step at
+ *		once
+ * ki:		1: a saving too small to step at once (near the optimum)
+ *		adds up: 1/8 steps within three batches, 1/32 within twenty
  * kd:		off; the plant has no inertia to anticipate, D adds noise
- * setpoint:	half used: the window maps at most twice what is touched
- * deadband:	1/16: what the smoothed usefulness of min_samples pages
- *		still wanders (see min_samples)
- * ewma_shift:	weight 1/4: noise down to 0.38x, about 4 periods of memory
- * min_samples:	16 pages: a standard error of 1/8 at most, which the EWMA
- *		brings to 0.047, inside the deadband; 16 windows of 2 pages
- *		are what a probe from order 0 can gather in one period from
- *		one CPU's ring of samples
- * probe_periods: finds a new sequential phase within 8 periods, costs
- *		sparse access at order 0 one extra page per fault in 9 periods
- * ref_faults_per_s: about 1 ms of CPU per second in faults; growth below
- *		it saves less than a benchmark resolves, so it is slowed
+ * deadband:	1/32: savings below 3% are not worth a step; the
+ *		integral, not one batch, has to resolve them
+ * hysteresis:	1/4: a step needs 3/4 of an order of output: a batch
+ *		right after a step undoes it only if it predicts a saving
+ *		of 3/16 or more the other way
+ * ewma_shift:	1: a new batch weighs 1/2, the average forgets in about
+ *		two batches and starts afresh at every step
+ * min_samples:	8 faults (or trials) per step: a ratio to 1/8, the
+ *		evidence a process that takes a few dozen faults leaves
+ * max_step:	1 order a step: two orders at once can jump over a sharp
+ *		optimum and cycle around it; one fold takes a step per
+ *		batch, so the window still crosses the range within a fold
  */
-#define AFA_MIN_SAMPLES_DEFAULT	16
+#define AFA_MIN_SAMPLES_DEFAULT	8
 
 #define AFA_CTL_PARAMS_DEFAULT {		\
-	.kp = AFA_UNIT / 2,			\
-	.ki = AFA_UNIT * 3 / 4,			\
+	.kp = AFA_UNIT * 4,			\
+	.ki = AFA_UNIT,				\
 	.kd = 0,				\
-	.setpoint = AFA_UNIT / 2,		\
-	.deadband = AFA_UNIT / 16,		\
+	.deadband = AFA_UNIT / 32,		\
 	.hysteresis = AFA_UNIT / 4,		\
-	.ewma_shift = 2,			\
+	.ewma_shift = 1,			\
 	.min_samples = AFA_MIN_SAMPLES_DEFAULT,	\
 	.min_order = 0,				\
 	.max_order = AFA_ORDER_MAX,		\
 	.max_step = 1,				\
-	.probe_periods = 8,			\
-	.ref_faults_per_s = 1000,		\
 }
 
 extern const struct afa_ctl_params afa_ctl_params_default;
 
 /**
- * struct afa_ctl_input - what one control period measured for one stream
+ * struct afa_ctl_costs - what a fault and a page cost on this machine
+ * @fault_ns:	a read fault, without the pages it maps
+ * @page_ns:	mapping one page and unmapping it later, plus any price the
+ *		administrator puts on memory
  *
- * All counts are for the period just ended, during which the window
- * order last returned by afa_ctl_step() was applied.
+ * Both in [1, AFA_COST_NS_MAX]; afa_ctl_costs_clamp() makes them so.
+ */
+struct afa_ctl_costs {
+	u32 fault_ns;
+	u32 page_ns;
+};
+
+/**
+ * struct afa_ctl_input - the evidence gathered at one order of one stream
+ *
+ * All counts are since the last step, during which the window order last
+ * returned by afa_ctl_step() was applied.
  */
 struct afa_ctl_input {
-	u32 nr_faults;		/* read faults that called ->map_pages */
-	u32 nr_sampled;		/* fault-around pages checked for later use */
-	u32 nr_used;		/* of those, pages touched afterwards */
-	u32 nr_hits;		/* ->map_pages mapped the faulting page */
-	u32 nr_misses;		/* the fault fell through to ->fault */
-	u32 period_ms;		/* length of the period */
+	u32 nr_faults;		/* faults at the order, with a growth test */
+	u32 nr_grow_hits;	/* of those, a window twice as large had served */
+	u32 nr_trials;		/* faults given half the window, resolved */
+	u32 nr_trial_hits;	/* of those, the half left out was wanted */
 };
 
 /**
  * struct afa_ctl_state - controller state of one stream
  *
- * Kept small (12 bytes) because there is one per mapping stream.  Set it
- * up with afa_ctl_init(); only afa_ctl_step() changes it.  Fixed-point
- * fields are in AFA_UNIT (ratios, errors; the integral in orders).
+ * Kept small (12 bytes) because there is one per file.  Set it up with
+ * afa_ctl_init(); only afa_ctl_step() changes it.  Fixed-point fields
+ * are in AFA_UNIT.
  */
 struct afa_ctl_state {
 	s16 integral;		/* pending movement, in [-1, 1] order */
-	s16 prev_error;		/* last smoothed error, for the D term */
-	u16 usefulness_avg;	/* smoothed usefulness at this order */
-	u16 idle_periods;	/* consecutive held periods, saturating */
-	u8 order;		/* window order applied this period */
-	u8 base_order;		/* order to return to if a probe fails */
-	u8 probing:1;		/* this period is a probe */
-	u8 fresh:1;		/* next sample restarts the average */
+	s16 prev_error;		/* last error, for the D term */
+	u16 grow_avg;		/* smoothed grow-hit ratio at this order */
+	u16 trial_avg;		/* smoothed trial-hit ratio at this order */
+	u8 order;		/* window order applied now */
+	u8 fresh_grow:1;	/* next grow ratio restarts its average */
+	u8 fresh_trial:1;	/* next trial ratio restarts its average */
+	u8 have_grow:1;		/* grow_avg holds evidence at this order */
+	u8 have_trial:1;	/* trial_avg holds evidence at this order */
 };
 
 /**
  * enum afa_ctl_reason - why afa_ctl_step() chose its order
- * @AFA_CTL_HOLD_FEW_SAMPLES:	fewer than min_samples pages sampled: no change
- * @AFA_CTL_DEADBAND:		|error| within the deadband: no change
+ * @AFA_CTL_FEW_SAMPLES:	not enough evidence for a step yet
+ * @AFA_CTL_DEADBAND:		neither direction saves more than the deadband
  * @AFA_CTL_PENDING:		integrating, not yet enough to step
  * @AFA_CTL_GROW:		order raised
  * @AFA_CTL_SHRINK:		order lowered
- * @AFA_CTL_SATURATED:		error pushes past min_order or max_order
- * @AFA_CTL_PROBE:		no evidence for a while: try a larger order once
- * @AFA_CTL_PROBE_REVERT:	the probe found the larger window unused: back
+ * @AFA_CTL_SATURATED:		the saving points past min_order or max_order
  * @AFA_CTL_NR_REASONS:		number of reasons
  */
 enum afa_ctl_reason {
-	AFA_CTL_HOLD_FEW_SAMPLES,
+	AFA_CTL_FEW_SAMPLES,
 	AFA_CTL_DEADBAND,
 	AFA_CTL_PENDING,
 	AFA_CTL_GROW,
 	AFA_CTL_SHRINK,
 	AFA_CTL_SATURATED,
-	AFA_CTL_PROBE,
-	AFA_CTL_PROBE_REVERT,
 	AFA_CTL_NR_REASONS
 };
 
 /**
  * struct afa_ctl_trace - the terms of one step, for the afa_ctl_step event
  *
- * Terms and output are in 1/AFA_UNIT orders, ratios in AFA_UNIT.  Fields
- * a step did not reach (e.g. the terms of a held period) are 0.
+ * Terms and output are in 1/AFA_UNIT orders, ratios and savings in
+ * AFA_UNIT.  Fields a step did not reach are 0.
  */
 struct afa_ctl_trace {
-	u32 order;		/* order applied in the period just measured */
-	u32 new_order;		/* order for the next period (returned) */
-	u32 usefulness;		/* this period's nr_used / nr_sampled */
-	u32 usefulness_avg;	/* smoothed usefulness */
-	u32 hit_ratio;		/* nr_hits / (nr_hits + nr_misses) */
-	u32 rate_weight;	/* weight of growth from the fault rate */
-	s32 error;		/* usefulness_avg - setpoint */
+	u32 order;		/* order applied while the evidence was taken */
+	u32 new_order;		/* order from now on (returned) */
+	u32 grow_ratio;		/* smoothed nr_grow_hits / nr_faults */
+	u32 trial_ratio;	/* smoothed nr_trial_hits / nr_trials */
+	s32 save_grow;		/* predicted relative saving of order + 1 */
+	s32 save_shrink;	/* predicted relative saving of order - 1 */
+	s32 error;		/* the saving the law acts on, signed */
 	s32 p;			/* proportional term */
 	s32 i;			/* integral term: pending movement */
 	s32 d;			/* derivative term */
@@ -192,12 +201,22 @@ struct afa_ctl_trace {
 u32 afa_ewma(u32 avg, u32 sample, u32 shift);
 u32 afa_clamp_order(s32 order, u32 min_order, u32 max_order);
 u64 afa_order_to_bytes(u32 order, u32 page_shift);
+void afa_ctl_costs_clamp(struct afa_ctl_costs *c);
+s32 afa_saving_grow(u32 order, u32 grow_ratio, const struct afa_ctl_costs *c);
+s32 afa_saving_shrink(u32 order, u32 trial_ratio,
+		      const struct afa_ctl_costs *c);
+bool afa_ctl_input_ready(const struct afa_ctl_state *st,
+			 const struct afa_ctl_params *p,
+			 const struct afa_ctl_input *in);
+void afa_ctl_batch(struct afa_ctl_input *in, const struct afa_ctl_state *st,
+		   const struct afa_ctl_params *p, struct afa_ctl_input *batch);
 
 int afa_ctl_params_check(const struct afa_ctl_params *p);
 void afa_ctl_init(struct afa_ctl_state *st, const struct afa_ctl_params *p,
 		  u32 order);
 u32 afa_ctl_step(struct afa_ctl_state *st, const struct afa_ctl_params *p,
-		 const struct afa_ctl_input *in, struct afa_ctl_trace *tr);
+		 const struct afa_ctl_costs *c, const struct afa_ctl_input *in,
+		 struct afa_ctl_trace *tr);
 const char *afa_ctl_reason_name(enum afa_ctl_reason reason);
 
 #endif /* _AFA_CONTROL_LAW_H */

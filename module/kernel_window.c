@@ -17,7 +17,9 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/kernel.h>
+#include <linux/log2.h>
 #include <linux/mm.h>
+#include <linux/sizes.h>
 #include "afa.h"
 
 /*
@@ -68,6 +70,33 @@ void afa_kernel_window_check(u64 map_calls, u64 filemap_faults)
 	afa_fa_bytes = PAGE_SIZE;
 	pr_info("fault-around looks off: %llu ->fault calls and no map_pages call in a period (fault_around_bytes 4096?); the module only observes until it is on again\n",
 		filemap_faults);
+}
+
+/**
+ * afa_class_params() - the law's parameters for one class
+ * @class:	enum afa_class
+ * @p:		the parameters in force
+ * @tmp:	room for a copy
+ *
+ * A program's MADV_RANDOM is a ceiling: the rand class never gets a
+ * window larger than the kernel's own (64 KiB until a fold has seen it).
+ *
+ * Return: @p, or @tmp holding @p with max_order lowered.
+ */
+const struct afa_ctl_params *afa_class_params(unsigned int class,
+					      const struct afa_ctl_params *p,
+					      struct afa_ctl_params *tmp)
+{
+	unsigned long pages = afa_fa_bytes ? afa_fa_bytes >> PAGE_SHIFT :
+					     SZ_64K >> PAGE_SHIFT;
+	u32 order = ilog2(max(pages, 1UL));
+
+	if (class != AFA_CLASS_RAND || order >= p->max_order)
+		return p;
+	*tmp = *p;
+	tmp->max_order = order;
+	tmp->min_order = min(tmp->min_order, order);
+	return tmp;
 }
 
 /**

@@ -2,8 +2,9 @@
 /*
  * autofaultaround: self-tuning page-cache fault-around.
  *
- * Module entry and exit.  Start-up goes from the inside out (figures,
- * then the signals that feed them, then the interfaces that show them);
+ * Module entry and exit.  Start-up goes from the inside out (state, the
+ * worker that folds into it, then the probes that feed it, the cost
+ * measurement that needs the probe, then the interface that shows it);
  * unload goes the other way, so that no probe ever sees freed state.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -11,12 +12,17 @@
 #include <linux/init.h>
 #include <linux/module.h>
 #include "afa.h"
+#include "arch.h"
+#include "stream.h"
 #include "topology.h"
 
 static int __init afa_init(void)
 {
 	int err;
 
+	if (!AFA_ARCH_CAN_SET_WINDOW)
+		pr_info("this architecture cannot set the window yet: observing only\n");
+	WRITE_ONCE(afa_limits.act, afa_contract_init() && AFA_ARCH_CAN_SET_WINDOW);
 	afa_stream_init();
 	err = afa_topology_init();
 	if (err)
@@ -31,9 +37,11 @@ static int __init afa_init(void)
 	err = afa_probe_init();
 	if (err)
 		goto out_tracepoints;
+	afa_cost_calibrate();
 	afa_stats_init();
-	pr_info("loaded: period_ms=%u sample_every=%u enabled=%d\n",
-		afa_period_ms, afa_sample_every, afa_enabled);
+	pr_info("loaded: period_ms=%u sample_every=%u enabled=%d acting=%d\n",
+		afa_period_ms, afa_sample_every, afa_enabled,
+		READ_ONCE(afa_limits.act));
 	return 0;
 
 out_tracepoints:
@@ -63,4 +71,4 @@ module_exit(afa_exit);
 MODULE_DESCRIPTION("Self-tuning page-cache fault-around");
 MODULE_AUTHOR("autofaultaround developers");
 MODULE_LICENSE("GPL");
-MODULE_VERSION("0.1");
+MODULE_VERSION("0.2");

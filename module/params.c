@@ -30,7 +30,8 @@ static bool afa_law_changed;
 static unsigned int afa_initial_order = ilog2(SZ_64K / PAGE_SIZE);
 
 unsigned int afa_period_ms = 200;
-unsigned int afa_sample_every = 8;
+unsigned int afa_sample_every = 4;
+unsigned int afa_page_price_ns;
 bool afa_enabled = true;
 unsigned int afa_classes = BIT(AFA_NR_CLASSES) - 1;
 
@@ -75,28 +76,25 @@ static const struct kernel_param_ops afa_law_ops = {
 };
 
 module_param_cb(kp, &afa_law_ops, &afa_law.kp, 0644);
-MODULE_PARM_DESC(kp, "Proportional gain, orders per unit of error x1024, 0..16384 (512)");
+MODULE_PARM_DESC(kp, "Proportional gain, orders per unit of predicted saving x1024, 0..16384 (4096)");
 
 module_param_cb(ki, &afa_law_ops, &afa_law.ki, 0644);
-MODULE_PARM_DESC(ki, "Integral gain, orders per unit of error per period x1024 (768)");
+MODULE_PARM_DESC(ki, "Integral gain, orders per unit of saving per step x1024, 0..16384 (1024)");
 
 module_param_cb(kd, &afa_law_ops, &afa_law.kd, 0644);
-MODULE_PARM_DESC(kd, "Derivative gain, orders per unit of error change x1024 (0)");
-
-module_param_cb(setpoint, &afa_law_ops, &afa_law.setpoint, 0644);
-MODULE_PARM_DESC(setpoint, "Usefulness to hold, 1024 = all pages used, 1..1023 (512)");
+MODULE_PARM_DESC(kd, "Derivative gain, orders per unit of saving change x1024, 0..16384 (0)");
 
 module_param_cb(deadband, &afa_law_ops, &afa_law.deadband, 0644);
-MODULE_PARM_DESC(deadband, "Usefulness error that moves nothing, x1024 (64)");
+MODULE_PARM_DESC(deadband, "Predicted saving that moves nothing, x1024, < 512 (32)");
 
 module_param_cb(hysteresis, &afa_law_ops, &afa_law.hysteresis, 0644);
 MODULE_PARM_DESC(hysteresis, "Output past half an order needed to step, x1024, < 512 (256)");
 
 module_param_cb(ewma_shift, &afa_law_ops, &afa_law.ewma_shift, 0644);
-MODULE_PARM_DESC(ewma_shift, "Smoothing: a new period weighs 1/2^shift, 0..16 (2)");
+MODULE_PARM_DESC(ewma_shift, "Smoothing: a new batch of evidence weighs 1/2^shift, 0..16 (1)");
 
 module_param_cb(min_samples, &afa_law_ops, &afa_law.min_samples, 0644);
-MODULE_PARM_DESC(min_samples, "Sampled pages a period needs to move, >= 1 (16)");
+MODULE_PARM_DESC(min_samples, "Faults (or trials) of evidence a step needs, >= 1 (8)");
 
 module_param_cb(min_order, &afa_law_ops, &afa_law.min_order, 0644);
 MODULE_PARM_DESC(min_order, "Smallest window order (2^order pages) (0)");
@@ -105,13 +103,7 @@ module_param_cb(max_order, &afa_law_ops, &afa_law.max_order, 0644);
 MODULE_PARM_DESC(max_order, "Largest window order, <= 9: one page table (9)");
 
 module_param_cb(max_step, &afa_law_ops, &afa_law.max_step, 0644);
-MODULE_PARM_DESC(max_step, "Orders the window moves per period at most, 1..9 (1)");
-
-module_param_cb(probe_periods, &afa_law_ops, &afa_law.probe_periods, 0644);
-MODULE_PARM_DESC(probe_periods, "Held periods before probing a larger window, 0: never (8)");
-
-module_param_cb(ref_faults_per_s, &afa_law_ops, &afa_law.ref_faults_per_s, 0644);
-MODULE_PARM_DESC(ref_faults_per_s, "Fault rate of full-speed growth, 0: always (1000)");
+MODULE_PARM_DESC(max_step, "Orders the window moves per step at most, 1..9 (1)");
 
 static int afa_set_initial_order(const char *val,
 				 const struct kernel_param *kp)
@@ -168,7 +160,7 @@ static const struct kernel_param_ops afa_period_ms_ops = {
 };
 
 module_param_cb(period_ms, &afa_period_ms_ops, &afa_period_ms, 0644);
-MODULE_PARM_DESC(period_ms, "Control period in milliseconds, 10..60000 (200)");
+MODULE_PARM_DESC(period_ms, "Longest time between folds while there are faults, ms, 10..60000 (200)");
 
 static int afa_set_sample_every(const char *val,
 				const struct kernel_param *kp)
@@ -184,7 +176,24 @@ static const struct kernel_param_ops afa_sample_every_ops = {
 };
 
 module_param_cb(sample_every, &afa_sample_every_ops, &afa_sample_every, 0644);
-MODULE_PARM_DESC(sample_every, "Sample one read fault in N for usefulness, 1..65536 (8)");
+MODULE_PARM_DESC(sample_every, "Put one read fault in N on trial at half its window, 1..65536 (4)");
+
+static int afa_set_page_price_ns(const char *val,
+				 const struct kernel_param *kp)
+{
+	static const struct afa_uint_range r = { 0, AFA_COST_NS_MAX };
+
+	return afa_set_uint_range(val, kp, &r);
+}
+
+static const struct kernel_param_ops afa_page_price_ns_ops = {
+	.set = afa_set_page_price_ns,
+	.get = param_get_uint,
+};
+
+module_param_cb(page_price_ns, &afa_page_price_ns_ops, &afa_page_price_ns,
+		0644);
+MODULE_PARM_DESC(page_price_ns, "Price on memory: ns added to the cost of every page mapped, 0..1048576 (0)");
 
 static int afa_set_enabled(const char *val, const struct kernel_param *kp)
 {

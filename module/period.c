@@ -1,251 +1,221 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The period worker: once per period_ms it folds the per-CPU fault-path
- * counters into per-class, per-domain figures, checks the usefulness
- * samples that are old enough, and traces one afa_sample event per class
- * and domain that saw activity.  Figures are written here only, under
- * afa_fig_lock, which stats readers share; the fault path never takes it.
+ * The period worker: it folds the per-CPU fault-path counters, steps the
+ * law of every stream and class that gathered evidence enough, publishes
+ * the new orders, and adds the files the fault path noted.
+ *
+ * When it runs: every period_ms while there are faults; sooner, at most
+ * once a jiffy, when a CPU has gathered a batch of evidence or noted a
+ * new file (afa_period_kick(), from the fault path through an irq_work);
+ * never while there are none: a fold that finds no fault does not queue
+ * the next, and the next fault wakes it.  So the law's cadence is the
+ * evidence's, and an idle machine stays idle.  Each period is queued on
+ * an idle CPU (topology.c) while the CPU choice still holds.
+ *
+ * Everything folded is written here only, under afa_stats_lock, which
+ * the stats reader shares; the fault path never takes it.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/cpu.h>
+#include <linux/irq_work.h>
 #include <linux/jiffies.h>
-#include <linux/log2.h>
 #include <linux/mutex.h>
-#include <linux/nodemask.h>
-#include <linux/slab.h>
+#include <linux/seq_file.h>
 #include <linux/workqueue.h>
-#include "account.h"
 #include "afa.h"
 #include "stream.h"
 #include "topology.h"
-#include "trace.h"
 
 DEFINE_PER_CPU(struct afa_cpu_count, afa_count);
 
-/* State of one class in one domain (NUMA node and core type). */
-struct afa_dom_class {
-	struct afa_class_count seen;	/* counter sums at the last fold */
-	struct afa_class_fig cur;	/* the period being folded */
-	struct afa_fig_view view;	/* complete periods, for stats */
+/* What the fault path reads of the worker's decisions. */
+struct afa_fault_limits afa_limits = { .max_order = AFA_ORDER_MAX };
+unsigned long afa_table_gen;
+
+/* Global figures of the folds, for stats. */
+struct afa_global_stats {
+	u64 nr_folds;			/* folds since load */
+	u64 nr_kicked;			/* of those, brought forward */
+	u64 filemap_faults;		/* ->fault calls, total */
+	u32 filemap_seen;		/* per-CPU sum at the last fold */
+	u32 mismatch_seen;		/* per-CPU sum at the last fold */
+	u32 last_fold_ms;		/* time the last fold covered */
 };
 
-static struct afa_dom_class *afa_dom;	/* [afa_nr_domains][AFA_NR_CLASSES] */
-
-/* Number of the current period; the fault path reads it to date notes. */
-unsigned long afa_period_seq;
-static struct afa_global_view afa_global;
-static unsigned long afa_period_stamp;	/* jiffies at the last fold */
-static DEFINE_MUTEX(afa_fig_lock);
+static struct afa_global_stats afa_global;
+static DEFINE_MUTEX(afa_stats_lock);
 static struct delayed_work afa_period_work;
+static DEFINE_PER_CPU(struct irq_work, afa_kick_work);
+static unsigned long afa_last_fold;	/* jiffies */
+static bool afa_period_stopping;
+/* When the next fold runs at the latest; far ahead while idle. */
+static unsigned long afa_next_fold;
+static bool afa_period_idle;
 
-static struct afa_dom_class *afa_dc(unsigned int dom, unsigned int class)
+/* Queue the next period on an idle CPU, while that choice holds. */
+static void afa_period_queue(unsigned long delay)
 {
-	return &afa_dom[dom * AFA_NR_CLASSES + class];
+	cpus_read_lock();
+	WRITE_ONCE(afa_next_fold, jiffies + delay);
+	queue_delayed_work_on(afa_work_cpu(), system_wq, &afa_period_work,
+			      delay);
+	cpus_read_unlock();
+}
+
+static void afa_kick_fn(struct irq_work *work)
+{
+	unsigned long soon = max_t(long, afa_last_fold + 1 - jiffies, 0);
+
+	if (READ_ONCE(afa_period_stopping))
+		return;
+	WRITE_ONCE(afa_period_idle, false);
+	WRITE_ONCE(afa_next_fold, jiffies + soon);
+	mod_delayed_work(system_wq, &afa_period_work, soon);
 }
 
 /**
- * afa_period_fig() - the figures being folded for this period
- * @dom:	domain
- * @class:	enum afa_class
+ * afa_period_kick() - ask for a fold soon: evidence or a new file waits
  *
- * Only for the period worker, with afa_fig_lock held.
- *
- * Return: the period's figures of @class in @dom.
+ * Fault path, preemption off.  Costs a jiffies read when a fold is due
+ * within a jiffy anyway.
  */
-struct afa_class_fig *afa_period_fig(unsigned int dom, unsigned int class)
+void afa_period_kick(void)
 {
-	lockdep_assert_held(&afa_fig_lock);
-	return &afa_dc(dom, class)->cur;
+	if (time_before(jiffies + 1, READ_ONCE(afa_next_fold)))
+		irq_work_queue(this_cpu_ptr(&afa_kick_work));
 }
 
-/* Sum one class's counters over the CPUs of @dom. */
-static void afa_sum_counts(unsigned int dom, unsigned int class,
-			   struct afa_class_count *sum)
+/**
+ * afa_period_wake() - start folding again after an idle stretch
+ *
+ * Fault path: one read while the worker runs.
+ */
+void afa_period_wake(void)
 {
-	const struct afa_class_count *c;
-	int cpu;
-
-	memset(sum, 0, sizeof(*sum));
-	for_each_possible_cpu(cpu) {
-		if (per_cpu(afa_cpu_domain, cpu) != dom)
-			continue;
-		c = per_cpu_ptr(&afa_count.class[class], cpu);
-		sum->faults += READ_ONCE(c->faults);
-		sum->hits += READ_ONCE(c->hits);
-		sum->window_pages += READ_ONCE(c->window_pages);
-		sum->nonempty += READ_ONCE(c->nonempty);
-		sum->sampled += READ_ONCE(c->sampled);
-		sum->sample_mapped += READ_ONCE(c->sample_mapped);
-		sum->sample_dropped += READ_ONCE(c->sample_dropped);
-	}
+	if (unlikely(READ_ONCE(afa_period_idle)))
+		irq_work_queue(this_cpu_ptr(&afa_kick_work));
 }
 
-/* Start the period of one class: counter deltas since the last fold. */
-static void afa_fold_counts(unsigned int dom, unsigned int class)
+/*
+ * Per-CPU sums of the global counters.
+ * Return: the ->fault calls of the fold.
+ */
+static u32 afa_fold_global(u64 map_calls)
 {
-	struct afa_dom_class *dc = afa_dc(dom, class);
-	struct afa_class_fig *f = &dc->cur;
-	struct afa_class_count now;
-
-	afa_sum_counts(dom, class, &now);
-	memset(f, 0, sizeof(*f));
-	f->faults = afa_delta(now.faults, dc->seen.faults);
-	f->hits = afa_delta(now.hits, dc->seen.hits);
-	f->window_pages = afa_delta(now.window_pages, dc->seen.window_pages);
-	f->nonempty = afa_delta(now.nonempty, dc->seen.nonempty);
-	f->sampled = afa_delta(now.sampled, dc->seen.sampled);
-	f->sample_mapped = afa_delta(now.sample_mapped,
-				     dc->seen.sample_mapped);
-	f->sample_dropped = afa_delta(now.sample_dropped,
-				      dc->seen.sample_dropped);
-	dc->seen = now;
-}
-
-static void afa_fig_add(struct afa_class_fig *sum,
-			const struct afa_class_fig *f)
-{
-	sum->faults += f->faults;
-	sum->hits += f->hits;
-	sum->window_pages += f->window_pages;
-	sum->nonempty += f->nonempty;
-	sum->sampled += f->sampled;
-	sum->sample_mapped += f->sample_mapped;
-	sum->sample_dropped += f->sample_dropped;
-	sum->checked += f->checked;
-	sum->used += f->used;
-	sum->lost += f->lost;
-}
-
-static bool afa_fig_active(const struct afa_class_fig *f)
-{
-	return f->faults || f->checked || f->lost || f->sample_dropped;
-}
-
-/* Close the period of one class: publish it and trace it. */
-static void afa_close_period(unsigned int dom, unsigned int class,
-			     u32 period_ms)
-{
-	struct afa_dom_class *dc = afa_dc(dom, class);
-	const struct afa_class_fig *f = &dc->cur;
-
-	dc->view.last = *f;
-	if (!afa_fig_active(f))
-		return;
-	afa_fig_add(&dc->view.total, f);
-	trace_afa_sample(class, dom, period_ms, f);
-}
-
-static void afa_fold_global(u32 period_ms)
-{
-	u64 filemap = 0, user = 0, calls = 0;
-	unsigned int dom, class;
+	u32 filemap = 0, mismatch = 0, delta;
 	int cpu;
 
 	for_each_possible_cpu(cpu) {
 		filemap += READ_ONCE(per_cpu_ptr(&afa_count, cpu)->filemap_faults);
-		user += READ_ONCE(per_cpu_ptr(&afa_count, cpu)->user_faults);
+		mismatch += READ_ONCE(per_cpu_ptr(&afa_count, cpu)->contract_mismatch);
 	}
-	for (dom = 0; dom < afa_nr_domains; dom++)
-		for (class = 0; class < AFA_NR_CLASSES; class++)
-			calls += afa_dc(dom, class)->cur.faults;
-	afa_kernel_window_check(calls, filemap - afa_global.filemap_faults);
-	afa_global.filemap_faults = filemap;
-	afa_global.user_faults = user;
-	afa_global.period_ms = period_ms;
-	afa_global.nr_periods++;
+	afa_contract_fold(mismatch - afa_global.mismatch_seen);
+	afa_global.mismatch_seen = mismatch;
+	delta = filemap - afa_global.filemap_seen;
+	afa_global.filemap_seen = filemap;
+	afa_global.filemap_faults += delta;
+	afa_kernel_window_check(map_calls, delta);
+	return delta;
 }
 
-static u8 afa_new_stream_order(unsigned int dom, unsigned int class)
+/* Parameters for this fold; on a change of bounds, pull states inside. */
+static bool afa_period_params(struct afa_ctl_params *p)
 {
-	return afa_class_order_get(dom, class);
+	bool changed = afa_params_snapshot(p);
+
+	WRITE_ONCE(afa_limits.min_order, p->min_order);
+	WRITE_ONCE(afa_limits.max_order, p->max_order);
+	if (changed)
+		afa_stream_rebound(p);
+	return changed;
 }
 
 /*
- * One period: fold what the fault path counted, check old enough samples,
- * publish and trace the figures, let the law set the windows, then admit
- * the streams noted this period and retire the long idle ones.
+ * One fold: take in what the fault path counted, step the laws, publish,
+ * add the noted files; then queue the next, or go idle.
  */
 static void afa_period_fn(struct work_struct *work)
 {
 	unsigned long now = jiffies;
-	u32 period_ms = jiffies_to_msecs(now - afa_period_stamp);
-	unsigned int dom, class;
+	struct afa_ctl_params p;
+	struct afa_ctl_costs c;
+	unsigned int added;
+	u64 map_calls;
+	u32 faults;
+	bool rebound;
 
-	mutex_lock(&afa_fig_lock);
-	afa_period_stamp = now;
-	for (dom = 0; dom < afa_nr_domains; dom++)
-		for (class = 0; class < AFA_NR_CLASSES; class++)
-			afa_fold_counts(dom, class);
-	afa_stream_fold();
-	afa_access_check(false);
-	for (dom = 0; dom < afa_nr_domains; dom++)
-		for (class = 0; class < AFA_NR_CLASSES; class++)
-			afa_close_period(dom, class, period_ms);
-	afa_fold_global(period_ms);
-	afa_control_period(period_ms);
-	afa_stream_add_noted(afa_period_seq, afa_new_stream_order);
-	afa_stream_evict_idle();
-	WRITE_ONCE(afa_period_seq, afa_period_seq + 1);
+	mutex_lock(&afa_stats_lock);
+	afa_global.last_fold_ms = jiffies_to_msecs(now - afa_last_fold);
+	afa_global.nr_kicked += time_before(now, afa_last_fold +
+					    msecs_to_jiffies(READ_ONCE(afa_period_ms)));
+	afa_last_fold = now;
+	afa_global.nr_folds++;
+	rebound = afa_period_params(&p);
+	afa_cost_get(&c);
+	map_calls = afa_control_fold(&p, &c, rebound);
+	map_calls += afa_stream_fold(&p, &c);
+	faults = afa_fold_global(map_calls);
+	added = afa_stream_add_noted(&p);
+	if (added)
+		/* Pairs with the probe's acquire: slots before generation. */
+		smp_store_release(&afa_table_gen, afa_table_gen + 1);
 	afa_topology_refresh();
-	mutex_unlock(&afa_fig_lock);
+	mutex_unlock(&afa_stats_lock);
 
-	queue_delayed_work_on(afa_work_cpu(), system_wq, &afa_period_work,
-			      msecs_to_jiffies(READ_ONCE(afa_period_ms)));
+	if (READ_ONCE(afa_period_stopping))
+		return;
+	/* Any fault, fault-around or not, keeps the period going. */
+	if (map_calls || faults || added) {
+		afa_period_queue(msecs_to_jiffies(READ_ONCE(afa_period_ms)));
+		return;
+	}
+	WRITE_ONCE(afa_next_fold, jiffies + MAX_JIFFY_OFFSET);
+	WRITE_ONCE(afa_period_idle, true);
 }
 
 /**
- * afa_period_view() - copy the figures of one domain for display
- * @dom:	domain
- * @view:	AFA_NR_CLASSES entries to fill
- * @global:	filled with the global figures
- */
-void afa_period_view(unsigned int dom, struct afa_fig_view *view,
-		     struct afa_global_view *global)
-{
-	unsigned int class;
-
-	mutex_lock(&afa_fig_lock);
-	for (class = 0; class < AFA_NR_CLASSES; class++)
-		view[class] = afa_dc(dom, class)->view;
-	*global = afa_global;
-	mutex_unlock(&afa_fig_lock);
-}
-
-/**
- * afa_period_show_streams() - print the stream table, consistently
+ * afa_period_show() - the global figures, then classes and streams
  * @m:	the stats file
  */
-void afa_period_show_streams(struct seq_file *m)
+void afa_period_show(struct seq_file *m)
 {
-	mutex_lock(&afa_fig_lock);
+	mutex_lock(&afa_stats_lock);
+	seq_printf(m, "# folds=%llu kicked=%llu last_fold_ms=%u period_ms=%u sample_every=%u enabled=%d acting=%d kernel_window=%lu probe_missed=%lu filemap_faults=%llu\n",
+		   afa_global.nr_folds, afa_global.nr_kicked,
+		   afa_global.last_fold_ms, READ_ONCE(afa_period_ms),
+		   READ_ONCE(afa_sample_every), READ_ONCE(afa_enabled),
+		   READ_ONCE(afa_limits.act), afa_kernel_window_bytes(),
+		   afa_probe_nmissed(), afa_global.filemap_faults);
+	afa_cost_show(m);
+	afa_control_show(m);
 	afa_stream_show(m);
-	mutex_unlock(&afa_fig_lock);
+	mutex_unlock(&afa_stats_lock);
 }
 
 int afa_period_init(void)
 {
-	afa_dom = kcalloc(afa_nr_domains * AFA_NR_CLASSES, sizeof(*afa_dom),
-			  GFP_KERNEL);
-	if (!afa_dom)
-		return -ENOMEM;
-	afa_period_stamp = jiffies;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		init_irq_work(per_cpu_ptr(&afa_kick_work, cpu), afa_kick_fn);
+	afa_last_fold = jiffies;
+	afa_period_stopping = false;
 	INIT_DELAYED_WORK(&afa_period_work, afa_period_fn);
-	schedule_delayed_work(&afa_period_work,
-			      msecs_to_jiffies(READ_ONCE(afa_period_ms)));
+	afa_period_queue(msecs_to_jiffies(READ_ONCE(afa_period_ms)));
 	return 0;
 }
 
 /*
- * Stop the worker for good (cancel_delayed_work_sync() also stops a work
- * that requeues itself).  The probes must be gone already, so that no new
- * sample can hold an mm: the remaining ones are dropped unchecked.
+ * Stop the worker for good.  The probes must be gone already: no new
+ * kick can come; the ones in flight are waited for, then the work.
  */
 void afa_period_exit(void)
 {
+	int cpu;
+
+	WRITE_ONCE(afa_period_stopping, true);
+	for_each_possible_cpu(cpu)
+		irq_work_sync(per_cpu_ptr(&afa_kick_work, cpu));
 	cancel_delayed_work_sync(&afa_period_work);
-	mutex_lock(&afa_fig_lock);
-	afa_access_check(true);
-	mutex_unlock(&afa_fig_lock);
-	kfree(afa_dom);
-	afa_dom = NULL;
 }

@@ -2,43 +2,348 @@
 /*
  * The probe on filemap_map_pages(), the ->map_pages of ext4, xfs, tmpfs
  * and most filesystems, called by do_fault_around() with the window to
- * map.  The entry handler sees the VMA and the window; the return handler
- * sees whether the faulting page was mapped (VM_FAULT_NOPAGE, a hit) or
- * the fault goes on to ->fault (a miss).
+ * map.  It acts at the entry only, in this order:
  *
- * Fault path: per-CPU counters only, no locks, no allocation.
+ *  1. find the VMA's class and stream (a per-CPU cache of the last VMA
+ *     skips the lookup for the faults of one mapping);
+ *  2. check the kernel's window is one do_fault_around() can give
+ *     (contract.c);
+ *  3. gather evidence for the law: does the page next to this window,
+ *     inside the window of one order more, have a PTE already (then that
+ *     larger window had served this fault)?  Did the last trial's left
+ *     out half get wanted?  Is this fault due for a trial at one order
+ *     less?
+ *  4. write the window of the stream's order (or the trial's) over the
+ *     arguments, where the architecture can (arch.h).
+ *
+ * Misses, for the hit ratio, come from the ->fault hooks that run after
+ * it on the same CPU (tracepoints.c calls afa_probe_fault()).  Where fprobe is not built in
+ * (Debian's 6.1) the probe is a kprobe; its pre_handler is the same.
+ *
+ * Fault path: per-CPU counters only, no locks, no allocation, no sleep;
+ * one lockless PTE read (pte_peek.c).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/fprobe.h>
 #include <linux/fs.h>
 #include <linux/kprobes.h>
 #include <linux/mm.h>
+#include <linux/sched.h>
 #include <linux/shmem_fs.h>
 #include "afa.h"
 #include "arch.h"
+#include "compat.h"
 #include "stream.h"
 #include "topology.h"
 #include "window.h"
 
-/* What the entry handler hands to the return handler. */
-struct afa_call {
-	struct vm_fault *vmf;	/* the fault, on the faulting task's stack */
-	pgoff_t start;		/* first file page of the window */
-	pgoff_t end;		/* last file page of the window */
-	u32 gen;		/* generation of the stream's slot */
-	u16 slot;		/* stream, or AFA_NO_STREAM */
-	u8 class;		/* enum afa_class of the VMA */
-};
+/* Trials waiting per CPU for the next faults of their stream. */
+#define AFA_NR_TRIALS		4
 
 /*
- * The actuator: the window of the stream's order (or its class's, for a
- * VMA not in the table yet), computed as do_fault_around() does, written
- * over the arguments.  Leaves the kernel's window when disabled, for a
- * class not enabled, or where the architecture cannot rewrite.
+ * Faults of its stream a trial waits for.  A following access to the half
+ * left out faults at once (sequential access: the very next fault); two
+ * allow for a thread of the same process faulting in between.
  */
-static void afa_actuate(struct afa_call *call, struct pt_regs *regs, u8 order)
+#define AFA_TRIAL_FAULTS	2
+
+/*
+ * Evidence a CPU gathers before it asks for a fold: two batches of the
+ * default min_samples, so that a fresh process's evidence reaches the
+ * law within a few milliseconds while a long scan does not wake the
+ * worker more than once a jiffy.
+ */
+#define AFA_KICK_EVIDENCE	(2 * AFA_MIN_SAMPLES_DEFAULT)
+
+/* Owner of class evidence: a slot number past the table. */
+#define AFA_CLASS_OWNER(class)	(AFA_NR_STREAMS + 1 + (class))
+
+/*
+ * What the last call on this CPU found for its VMA.  The class depends on
+ * the VMA's flags and file, the slot on the table, which changes only
+ * with afa_table_gen; the order is read afresh at every fault.
+ */
+struct afa_vma_cache {
+	struct vm_area_struct *vma;	/* identity, with the five below */
+	struct mm_struct *mm;
+	struct file *file;
+	unsigned long vm_start;
+	unsigned long vm_flags;
+	unsigned long table_gen;
+	u32 pub_gen;			/* generation of the slot when found */
+	u16 slot;			/* stream, or AFA_NO_STREAM */
+	u8 class;			/* enum afa_class */
+	bool calibration;		/* cost.c's own mapping */
+};
+
+/* A fault given half its window, waiting for its stream's next faults. */
+struct afa_trial {
+	struct mm_struct *mm;	/* identity only */
+	u64 gap_start;		/* the half left out, file pages */
+	u64 gap_end;
+	u16 owner;		/* slot, or AFA_CLASS_OWNER() */
+	u8 left;		/* faults of the owner still to come; 0: free */
+};
+
+/* The last map_pages call of this CPU, for the ->fault hooks. */
+struct afa_last_map {
+	struct task_struct *task;	/* identity only */
+	struct address_space *mapping;
+	pgoff_t pgoff;
+	struct afa_evidence *ev;	/* counters the call was counted in */
+};
+
+struct afa_probe_cpu {
+	struct afa_vma_cache cache;
+	struct afa_last_map last;
+	unsigned int trial_next;	/* next trial to overwrite */
+	unsigned int kick_credit;	/* evidence since the last kick */
+	unsigned int rare_count;	/* due trials of rare-trial streams */
+	u32 rand;			/* xorshift32 state of trial gaps */
+	struct afa_trial trial[AFA_NR_TRIALS];
+};
+
+static DEFINE_PER_CPU(struct afa_probe_cpu, afa_probe_cpu);
+
+/* Seed every CPU's trial gaps (a zero xorshift state stays zero). */
+static void afa_probe_seed(void)
 {
-	struct vm_fault *vmf = call->vmf;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		per_cpu_ptr(&afa_probe_cpu, cpu)->rand = 2654435761U * (cpu + 1);
+}
+
+static void afa_cache_fill(struct afa_vma_cache *c, struct vm_area_struct *vma,
+			   unsigned long table_gen)
+{
+	u32 pub = 0;
+	u8 order;
+
+	*c = (struct afa_vma_cache){
+		.vma = vma,
+		.mm = vma->vm_mm,
+		.file = vma->vm_file,
+		.vm_start = vma->vm_start,
+		.vm_flags = vma->vm_flags,
+		.table_gen = table_gen,
+		.class = afa_classify(vma->vm_flags,
+				      shmem_mapping(vma->vm_file->f_mapping)),
+		.calibration = afa_cost_mapping(vma->vm_file->f_mapping,
+						&order),
+	};
+	if (c->calibration) {
+		c->slot = AFA_NO_STREAM;
+		return;
+	}
+	c->slot = afa_stream_find(vma, c->class, &pub);
+	c->pub_gen = afa_pub_gen(pub);
+	if (c->slot == AFA_NO_STREAM)
+		afa_stream_note(vma, c->class);
+}
+
+static bool afa_cache_valid(const struct afa_vma_cache *c,
+			    struct vm_area_struct *vma,
+			    unsigned long table_gen)
+{
+	return c->vma == vma && c->table_gen == table_gen &&
+	       c->mm == vma->vm_mm && c->file == vma->vm_file &&
+	       c->vm_start == vma->vm_start && c->vm_flags == vma->vm_flags;
+}
+
+/*
+ * The order and the counters of the fault's stream, or of its class.
+ * Return: false for cost.c's calibration mapping (order set, no evidence).
+ */
+static bool afa_fault_stream(struct afa_probe_cpu *pc, struct vm_fault *vmf,
+			     u8 *order, struct afa_evidence **ev, u16 *owner,
+			     bool *rare)
+{
+	/* Pairs with the worker's release: the table is that generation's. */
+	unsigned long table_gen = smp_load_acquire(&afa_table_gen);
+	struct afa_vma_cache *c = &pc->cache;
+	u32 pub;
+
+	if (!afa_cache_valid(c, vmf->vma, table_gen))
+		afa_cache_fill(c, vmf->vma, table_gen);
+	/* Calibration over, the file is a file of its class like any. */
+	if (c->calibration && afa_cost_mapping(c->file->f_mapping, order))
+		return false;
+	if (c->slot != AFA_NO_STREAM) {
+		pub = afa_stream_published(c->slot);
+		if (afa_pub_gen(pub) == c->pub_gen) {
+			*order = afa_pub_order(pub);
+			*rare = afa_pub_rare_trials(pub);
+			*ev = afa_stream_evidence(c->slot);
+			*owner = c->slot;
+			return true;
+		}
+		/* The slot went to another file: count as its class. */
+	}
+	*order = afa_class_order_get(afa_this_domain(), c->class);
+	*rare = false;
+	*ev = this_cpu_ptr(&afa_count.class[c->class]);
+	*owner = AFA_CLASS_OWNER(c->class);
+	return true;
+}
+
+/*
+ * Resolve this CPU's trial of @owner in @mm, if one waits.
+ * Return: true when one did (this fault then judges, it is not tried).
+ */
+static bool afa_trial_judge(struct afa_probe_cpu *pc, struct mm_struct *mm,
+			    u16 owner, pgoff_t pgoff, struct afa_evidence *ev)
+{
+	struct afa_trial *t;
+	bool judged = false;
+	unsigned int i;
+
+	for (i = 0; i < AFA_NR_TRIALS; i++) {
+		t = &pc->trial[i];
+		if (!t->left || t->owner != owner || t->mm != mm)
+			continue;
+		judged = true;
+		if (pgoff >= t->gap_start && pgoff <= t->gap_end) {
+			ev->trial_hits++;
+			t->left = 1;
+		}
+		if (!--t->left)
+			ev->trials++;
+	}
+	return judged;
+}
+
+/*
+ * Trials a stream whose trials are rare skips: one in 16 of the usual,
+ * one fault in 64 at the default sample_every.
+ */
+#define AFA_RARE_TRIALS		16
+
+/*
+ * One fault in sample_every of each CPU goes on trial, on average; of a
+ * stream whose trials are rare, one in AFA_RARE_TRIALS of those.  The
+ * gaps between trials are drawn from [1, 2 * sample_every - 1]: with a
+ * fixed gap, a pattern of that period (runs of a few faults) would put
+ * the same one of its faults on trial every time.
+ */
+static bool afa_trial_due(struct afa_probe_cpu *pc, bool rare)
+{
+	u32 every = READ_ONCE(afa_sample_every);
+	u32 left = this_cpu_read(afa_count.trial_countdown);
+
+	if (left && left < 2 * every) {
+		this_cpu_write(afa_count.trial_countdown, left - 1);
+		return false;
+	}
+	/* xorshift32: cheap, per CPU, and good enough to break a period */
+	pc->rand ^= pc->rand << 13;
+	pc->rand ^= pc->rand >> 17;
+	pc->rand ^= pc->rand << 5;
+	this_cpu_write(afa_count.trial_countdown, pc->rand % (2 * every - 1));
+	return !rare || !(++pc->rare_count % AFA_RARE_TRIALS);
+}
+
+/* Put this fault on trial at @order - 1: remember the half left out. */
+static bool afa_trial_start(struct afa_probe_cpu *pc, struct mm_struct *mm,
+			    u16 owner, const struct afa_fault_pos *pos,
+			    u8 order)
+{
+	struct afa_trial *t = &pc->trial[pc->trial_next++ % AFA_NR_TRIALS];
+	u64 gap_start, gap_end;
+
+	if (!afa_window_gap(pos, order, &gap_start, &gap_end))
+		return false;
+	/* A trial replaced before its stream faulted again tells nothing. */
+	*t = (struct afa_trial){
+		.mm = mm,
+		.gap_start = gap_start,
+		.gap_end = gap_end,
+		.owner = owner,
+		.left = AFA_TRIAL_FAULTS,
+	};
+	return true;
+}
+
+/* Would the window of @order + 1 have served this fault? */
+static void afa_growth_test(struct vm_fault *vmf,
+			    const struct afa_fault_pos *pos, u8 order,
+			    struct afa_evidence *ev)
+{
+	unsigned long addr;
+	u64 buddy;
+
+	if (!afa_window_buddy(pos, order, &buddy))
+		return;
+	addr = vmf->address + ((long)(buddy - pos->pgoff) << PAGE_SHIFT);
+	ev->tested++;
+	if (afa_pte_mapped(vmf, addr))
+		ev->grow_hits++;
+}
+
+/* Write the window of @order over the arguments, if allowed and sane. */
+static u32 afa_actuate(struct pt_regs *regs, const struct afa_fault_pos *pos,
+		       u8 order, bool calibration, u32 kernel_pages)
+{
+	u64 start, end;
+
+	if (!READ_ONCE(afa_limits.act) ||
+	    (!calibration && !READ_ONCE(afa_enabled)))
+		return kernel_pages;
+	afa_window(pos, order, &start, &end);
+	if (!afa_window_sane(pos, start, end) ||
+	    !afa_arch_set_window(regs, start, end))
+		return kernel_pages;
+	return end - start + 1;
+}
+
+static void afa_note_map(struct afa_probe_cpu *pc, struct vm_fault *vmf,
+			 struct afa_evidence *ev)
+{
+	pc->last = (struct afa_last_map){
+		.task = current,
+		.mapping = vmf->vma->vm_file->f_mapping,
+		.pgoff = vmf->pgoff,
+		.ev = ev,
+	};
+}
+
+/*
+ * Evidence and window of a fault the module steers.  Trials and tests
+ * are taken at the stream's own order, which is then also the order
+ * applied (or one less, on trial).
+ */
+static u32 afa_learn_and_act(struct afa_probe_cpu *pc, struct vm_fault *vmf,
+			     struct pt_regs *regs,
+			     const struct afa_fault_pos *pos, u8 order,
+			     bool rare, struct afa_evidence *ev, u16 owner,
+			     u32 nr_pages)
+{
+	struct mm_struct *mm = vmf->vma->vm_mm;
+	u8 apply = order;
+	bool judged;
+
+	judged = afa_trial_judge(pc, mm, owner, vmf->pgoff, ev);
+	if (order < READ_ONCE(afa_limits.max_order))
+		afa_growth_test(vmf, pos, order, ev);
+	if (!judged && order > READ_ONCE(afa_limits.min_order) &&
+	    afa_trial_due(pc, rare) &&
+	    afa_trial_start(pc, mm, owner, pos, order))
+		apply = order - 1;
+	if (++pc->kick_credit >= AFA_KICK_EVIDENCE) {
+		pc->kick_credit = 0;
+		afa_period_kick();
+	}
+	return afa_actuate(regs, pos, apply, false, nr_pages);
+}
+
+/* The entry handler: everything the probe does, see the top of the file. */
+static void afa_map_enter(struct pt_regs *regs)
+{
+	struct afa_probe_cpu *pc = this_cpu_ptr(&afa_probe_cpu);
+	struct vm_fault *vmf = (struct vm_fault *)regs_get_kernel_argument(regs, 0);
+	u64 start = regs_get_kernel_argument(regs, 1);
+	u64 end = regs_get_kernel_argument(regs, 2);
 	struct vm_area_struct *vma = vmf->vma;
 	struct afa_fault_pos pos = {
 		.pgoff = vmf->pgoff,
@@ -47,100 +352,134 @@ static void afa_actuate(struct afa_call *call, struct pt_regs *regs, u8 order)
 		.vma_pages = vma_pages(vma),
 		.ptrs_per_pte = PTRS_PER_PTE,
 	};
-	u64 start, end;
-
-	if (!READ_ONCE(afa_enabled) ||
-	    !(READ_ONCE(afa_classes) & BIT(call->class)))
-		return;
-	afa_window(&pos, order, &start, &end);
-	if (afa_arch_set_window(regs, start, end)) {
-		call->start = start;
-		call->end = end;
-	}
-}
-
-static int afa_map_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
-{
-	struct afa_call *call = (struct afa_call *)ri->data;
-	struct vm_fault *vmf;
-	struct vm_area_struct *vma;
+	u32 nr_pages = end - start + 1;
+	struct afa_evidence *ev;
+	bool rare;
+	u16 owner;
 	u8 order;
 
-	vmf = (struct vm_fault *)regs_get_kernel_argument(regs, 0);
-	vma = vmf->vma;
-	call->vmf = vmf;
-	call->start = regs_get_kernel_argument(regs, 1);
-	call->end = regs_get_kernel_argument(regs, 2);
-	if (call->end - call->start + 1 > this_cpu_read(afa_count.max_window))
-		this_cpu_write(afa_count.max_window,
-			       call->end - call->start + 1);
-	call->class = afa_classify(vma->vm_flags,
-				   shmem_mapping(vma->vm_file->f_mapping));
-	call->slot = afa_stream_lookup(vma, &order, &call->gen);
-	if (call->slot == AFA_NO_STREAM) {
-		afa_stream_note(vma, call->class);
-		order = afa_class_order_get(afa_this_domain(), call->class);
+	afa_period_wake();
+	if (nr_pages > this_cpu_read(afa_count.max_window))
+		this_cpu_write(afa_count.max_window, nr_pages);
+	if (!afa_kernel_window_ok(&pos, start, end))
+		this_cpu_inc(afa_count.contract_mismatch);
+	if (!afa_fault_stream(pc, vmf, &order, &ev, &owner, &rare)) {
+		afa_actuate(regs, &pos, order, true, nr_pages);
+		return;
 	}
-	afa_actuate(call, regs, order);
+	/* Observing only: count, learn nothing at a window not ours. */
+	if (READ_ONCE(afa_enabled) && READ_ONCE(afa_limits.act) &&
+	    (READ_ONCE(afa_classes) & BIT(pc->cache.class)))
+		nr_pages = afa_learn_and_act(pc, vmf, regs, &pos, order, rare,
+					     ev, owner, nr_pages);
+	ev->faults++;
+	ev->pages += nr_pages;
+	afa_note_map(pc, vmf, ev);
+}
+
+/**
+ * afa_probe_fault() - a ->fault call on this CPU: the miss of a map_pages
+ * @mapping:	the file
+ * @pgoff:	the faulting page
+ *
+ * A read fault that map_pages did not serve goes on to ->fault on the
+ * same task.  It is this CPU's last map_pages call's miss when the task,
+ * file and page match; the record is consumed.  ->fault without
+ * fault-around (write faults, fault-around off) and misses whose task
+ * moved to another CPU in between do not match: those calls count as
+ * hits.
+ */
+void afa_probe_fault(struct address_space *mapping, pgoff_t pgoff)
+{
+	struct afa_last_map *last = &this_cpu_ptr(&afa_probe_cpu)->last;
+
+	this_cpu_inc(afa_count.filemap_faults);
+	afa_period_wake();
+	if (last->task != current || last->mapping != mapping ||
+	    last->pgoff != pgoff)
+		return;
+	last->task = NULL;
+	last->ev->misses++;
+}
+
+#if AFA_HAVE_FPROBE
+
+static int afa_map_entry(struct fprobe *fp, unsigned long entry_ip,
+			 unsigned long ret_ip, struct pt_regs *regs,
+			 void *entry_data)
+{
+	afa_map_enter(regs);
 	return 0;
 }
 
-/* One fault in afa_sample_every is sampled, counted down per CPU. */
-static bool afa_sample_due(void)
-{
-	u32 every = READ_ONCE(afa_sample_every);
-	u32 left = this_cpu_read(afa_count.sample_countdown);
-
-	if (left && left < every) {
-		this_cpu_write(afa_count.sample_countdown, left - 1);
-		return false;
-	}
-	this_cpu_write(afa_count.sample_countdown, every - 1);
-	return true;
-}
-
-static int afa_map_return(struct kretprobe_instance *ri, struct pt_regs *regs)
-{
-	struct afa_call *call = (struct afa_call *)ri->data;
-	struct vm_fault *vmf = call->vmf;
-	unsigned int nr_pages = call->end - call->start + 1;
-	vm_fault_t ret = regs_return_value(regs);
-
-	bool hit = ret & VM_FAULT_NOPAGE;
-
-	this_cpu_inc(afa_count.class[call->class].faults);
-	this_cpu_add(afa_count.class[call->class].window_pages, nr_pages);
-	if (hit)
-		this_cpu_inc(afa_count.class[call->class].hits);
-	if (call->slot != AFA_NO_STREAM)
-		afa_stream_count_fault(call->slot, hit);
-	if (afa_tracepoint_saw_map(vmf->vma->vm_file->f_mapping, call->start))
-		this_cpu_inc(afa_count.class[call->class].nonempty);
-	if (nr_pages > 1 && afa_sample_due())
-		afa_access_sample(vmf, call->start, nr_pages, call->class,
-				  call->slot, call->gen);
-	return 0;
-}
-
-static struct kretprobe afa_map_probe = {
-	.kp.symbol_name	= "filemap_map_pages",
+/* Entry only: no return hook, no per-call instance. */
+static struct fprobe afa_map_probe = {
 	.entry_handler	= afa_map_entry,
-	.handler	= afa_map_return,
-	.data_size	= sizeof(struct afa_call),
 };
+
+/*
+ * By address: filemap_map_pages() is exported.  A name filter would match
+ * the name against every traceable function, some 0.2 s a load under
+ * QEMU, ten times the rest of the module's start-up.
+ */
+static int afa_map_register(void)
+{
+	unsigned long ip = (unsigned long)filemap_map_pages;
+
+	return register_fprobe_ips(&afa_map_probe, &ip, 1);
+}
+
+static void afa_map_unregister(void)
+{
+	unregister_fprobe(&afa_map_probe);
+}
+
+static unsigned long afa_map_nmissed(void)
+{
+	return afa_map_probe.nmissed;
+}
+
+#else /* !AFA_HAVE_FPROBE */
+
+static int afa_map_entry(struct kprobe *kp, struct pt_regs *regs)
+{
+	afa_map_enter(regs);
+	return 0;
+}
+
+static struct kprobe afa_map_probe = {
+	.symbol_name	= "filemap_map_pages",
+	.pre_handler	= afa_map_entry,
+};
+
+static int afa_map_register(void)
+{
+	return register_kprobe(&afa_map_probe);
+}
+
+static void afa_map_unregister(void)
+{
+	unregister_kprobe(&afa_map_probe);
+}
+
+static unsigned long afa_map_nmissed(void)
+{
+	return afa_map_probe.nmissed;
+}
+
+#endif /* AFA_HAVE_FPROBE */
 
 /**
  * afa_probe_init() - attach to filemap_map_pages()
  *
- * Return: 0, or the error of register_kretprobe(), which is logged.
+ * Return: 0, or the error of the probe, which is logged.
  */
 int afa_probe_init(void)
 {
 	int err;
 
-	/* map_pages runs under RCU and does not sleep: one call per CPU. */
-	afa_map_probe.maxactive = 4 * num_possible_cpus();
-	err = register_kretprobe(&afa_map_probe);
+	afa_probe_seed();
+	err = afa_map_register();
 	if (err)
 		pr_err("cannot probe filemap_map_pages: error %d\n", err);
 	return err;
@@ -148,15 +487,15 @@ int afa_probe_init(void)
 
 void afa_probe_exit(void)
 {
-	unregister_kretprobe(&afa_map_probe);
+	afa_map_unregister();
 }
 
 /**
  * afa_probe_nmissed() - calls the probe could not follow
  *
- * Return: the kretprobe's missed count (no free instance, or recursion).
+ * Return: the probe's missed count (recursion).
  */
 unsigned long afa_probe_nmissed(void)
 {
-	return afa_map_probe.nmissed + afa_map_probe.kp.nmissed;
+	return afa_map_nmissed();
 }

@@ -1,47 +1,64 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The stream table.  A stream is one VMA (mm, start, file) with its own
- * learned window, so that two mappings of one class that want opposite
- * windows (a scan and a sparse probe) each get theirs.
+ * The stream table.  A stream is one file in one class (the text of a
+ * binary and its read-only data are two streams) with its own learned
+ * window, so that every process mapping the file starts where the last
+ * one left it, and two files of one class that want opposite windows (a
+ * scan and a sparse probe) each get theirs.
  *
- * Concurrency: only the period worker writes the table, under the
- * figures lock; each slot's key and order are published under a
- * seqcount, which the fault path reads without locks or writes.  The
- * fault path counts per CPU per slot, and leaves streams it does not find
- * in a small per-CPU candidate ring for the worker to add.
+ * Who writes what: only the period worker writes the table, under the
+ * statistics lock.  A slot's key is published under a seqcount, its
+ * window order with its generation in one word (afa_pub_*()), which the
+ * fault path reads without locks or writes.  The fault path counts
+ * evidence per CPU per slot, and leaves files it does not find in a
+ * small per-CPU candidate ring for the worker to add.
  *
- * A slot whose VMA went away is not noticed at once: its key no longer
- * matches any fault, it goes idle and is evicted.  A new VMA with the same
- * mm, start and file is the same mapping and inherits the learned state;
- * any other reuse of a freed VMA or mm changes the key.  Samples carry
- * the slot's generation, so those taken before a slot was reused are
- * dropped.
+ * Eviction: a slot is reused only when a new file's set is full, for the
+ * way least recently faulted, and never for one faulted in the fold that
+ * adds.  A file that went away keeps its slot until then: its key matches
+ * no new file (inode number and generation), and learned state is kept
+ * as long as there is room.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/fs.h>
 #include <linux/hash.h>
+#include <linux/jiffies.h>
 #include <linux/mm.h>
-#include <linux/sched.h>
 #include <linux/seq_file.h>
-#include "account.h"
 #include "afa.h"
 #include "stream.h"
 #include "topology.h"
 #include "trace.h"
 
-/* Candidates per CPU: new streams seen in one period, most recent kept. */
+/* Candidates per CPU: new files seen since the last fold, newest kept. */
 #define AFA_NR_CANDS	4
 
-/*
- * Periods without a fault before a stream's slot is freed: 25 periods is
- * 5 s at the default period, longer than a program pauses between phases
- * of one scan, short enough to recycle the slots of exited programs.
- */
-#define AFA_STREAM_IDLE_MAX	25
+/* A file the fault path saw but did not find, for the worker to add. */
+struct afa_stream_cand {
+	struct afa_stream_key key;
+	dev_t dev;		/* device of the file, for stats and traces */
+	u8 order;		/* the order the fault path applied: its class's */
+	bool valid;
+};
+
+struct afa_stream {
+	seqcount_t seq;			/* guards key for the fault path */
+	struct afa_stream_key key;	/* key.mapping == NULL: free slot */
+	u32 pub;			/* generation and order, fault path */
+	/* the rest belongs to the period worker */
+	u32 gen;			/* bumped on reuse: stale caches miss */
+	dev_t dev;			/* device of the file */
+	unsigned long last_fault;	/* jiffies of the last fold with faults */
+	struct afa_evidence seen;	/* per-CPU sums at the last fold */
+	struct afa_evidence last;	/* what the last fold added */
+	u64 nr_faults;			/* faults since the slot was taken */
+	struct afa_ctl_input pending;	/* evidence since the last step */
+	struct afa_ctl_state ctl;	/* the law's state */
+};
 
 struct afa_stream_cpu {
-	struct afa_stream_count count[AFA_NR_STREAMS];
+	struct afa_evidence count[AFA_NR_STREAMS];
 	seqcount_t cand_seq;			/* local CPU writes */
 	unsigned int cand_next;			/* next slot to overwrite */
 	struct afa_stream_cand cand[AFA_NR_CANDS];
@@ -52,8 +69,7 @@ static struct afa_stream afa_streams[AFA_NR_STREAMS];
 
 static unsigned int afa_stream_set(const struct afa_stream_key *key)
 {
-	unsigned long h = (unsigned long)key->mm ^ (unsigned long)key->file ^
-			  key->vm_start;
+	unsigned long h = (unsigned long)key->mapping ^ key->ino ^ key->class;
 
 	return hash_long(h, ilog2(AFA_NR_STREAMS / AFA_STREAM_WAYS)) *
 	       AFA_STREAM_WAYS;
@@ -62,44 +78,51 @@ static unsigned int afa_stream_set(const struct afa_stream_key *key)
 static bool afa_key_eq(const struct afa_stream_key *a,
 		       const struct afa_stream_key *b)
 {
-	return a->mm == b->mm && a->file == b->file &&
-	       a->vm_start == b->vm_start;
+	return a->mapping == b->mapping && a->ino == b->ino &&
+	       a->generation == b->generation && a->class == b->class;
 }
 
-static void afa_key_of(struct vm_area_struct *vma, struct afa_stream_key *key)
+static void afa_key_of(struct vm_area_struct *vma, unsigned int class,
+		       struct afa_stream_key *key)
 {
-	key->mm = vma->vm_mm;
-	key->file = vma->vm_file;
-	key->vm_start = vma->vm_start;
+	struct inode *inode = file_inode(vma->vm_file);
+
+	*key = (struct afa_stream_key){
+		.mapping = vma->vm_file->f_mapping,
+		.ino = inode->i_ino,
+		.generation = inode->i_generation,
+		.class = class,
+	};
 }
 
 /**
- * afa_stream_lookup() - the stream of a VMA, from the fault path
+ * afa_stream_find() - the stream of a VMA's file, from the fault path
  * @vma:	faulting VMA
- * @order:	set to the stream's window order when found
- * @gen:	set to the slot's generation when found
+ * @class:	its class
+ * @pub:	set to the slot's published word when found
  *
- * Lock-free: reads at most AFA_STREAM_WAYS slots under their seqcounts.
+ * Lock-free: reads at most AFA_STREAM_WAYS keys under their seqcounts.
+ * The caller keeps the answer while afa_stream_published() still shows
+ * the same generation.
  *
  * Return: the slot, or AFA_NO_STREAM.
  */
-unsigned int afa_stream_lookup(struct vm_area_struct *vma, u8 *order,
-			       u32 *gen)
+unsigned int afa_stream_find(struct vm_area_struct *vma, unsigned int class,
+			     u32 *pub)
 {
 	struct afa_stream_key key;
 	unsigned int set, i, seq;
 	struct afa_stream *s;
 	bool match;
 
-	afa_key_of(vma, &key);
+	afa_key_of(vma, class, &key);
 	set = afa_stream_set(&key);
 	for (i = set; i < set + AFA_STREAM_WAYS; i++) {
 		s = &afa_streams[i];
 		do {
 			seq = read_seqcount_begin(&s->seq);
 			match = afa_key_eq(&s->key, &key);
-			*order = s->order;
-			*gen = s->gen;
+			*pub = READ_ONCE(s->pub);
 		} while (read_seqcount_retry(&s->seq, seq));
 		if (match)
 			return i;
@@ -108,144 +131,154 @@ unsigned int afa_stream_lookup(struct vm_area_struct *vma, u8 *order,
 }
 
 /**
- * afa_stream_count_fault() - count a fault of a stream, per CPU
- * @slot:	from afa_stream_lookup(), not AFA_NO_STREAM
- * @hit:	the faulting page was mapped by map_pages
+ * afa_stream_published() - a slot's generation and order, fault path
+ * @slot:	from afa_stream_find(), not AFA_NO_STREAM
+ *
+ * Return: the published word; see afa_pub_order() and afa_pub_gen().
  */
-void afa_stream_count_fault(unsigned int slot, bool hit)
+u32 afa_stream_published(unsigned int slot)
 {
-	this_cpu_inc(afa_stream_cpu.count[slot].faults);
-	if (hit)
-		this_cpu_inc(afa_stream_cpu.count[slot].hits);
+	return READ_ONCE(afa_streams[slot].pub);
 }
 
 /**
- * afa_stream_note() - remember a VMA the table does not hold yet
+ * afa_stream_evidence() - this CPU's evidence counters of a slot
+ * @slot:	not AFA_NO_STREAM
+ *
+ * Fault path, preemption off.
+ *
+ * Return: the counters, to be bumped with plain increments.
+ */
+struct afa_evidence *afa_stream_evidence(unsigned int slot)
+{
+	return &this_cpu_ptr(&afa_stream_cpu)->count[slot];
+}
+
+/**
+ * afa_stream_note() - remember a file the table does not hold yet
  * @vma:	faulting VMA
  * @class:	its class
  *
  * Fault path, preemption off: overwrites the oldest of this CPU's
- * candidates; the worker adds them at the end of the period.  A VMA that
- * faults again in the same period as its latest note is not noted again.
+ * candidates; the worker adds them at the next fold.  A file noted last
+ * on this CPU is not noted again.
  */
 void afa_stream_note(struct vm_area_struct *vma, unsigned int class)
 {
 	struct afa_stream_cpu *sc = this_cpu_ptr(&afa_stream_cpu);
-	struct inode *inode = file_inode(vma->vm_file);
-	unsigned long period = READ_ONCE(afa_period_seq);
 	struct afa_stream_cand *c;
+	struct afa_stream_key key;
 
+	afa_key_of(vma, class, &key);
 	c = &sc->cand[sc->cand_next % AFA_NR_CANDS];
-	if (c->key.mm == vma->vm_mm && c->key.vm_start == vma->vm_start &&
-	    c->key.file == vma->vm_file && c->period == period)
+	if (c->valid && afa_key_eq(&c->key, &key))
 		return;
 	write_seqcount_begin(&sc->cand_seq);
 	c = &sc->cand[++sc->cand_next % AFA_NR_CANDS];
-	afa_key_of(vma, &c->key);
-	c->id.tgid = current->tgid;
-	c->id.dev = inode->i_sb->s_dev;
-	c->id.ino = inode->i_ino;
-	c->period = period;
-	c->class = class;
-	c->domain = afa_this_domain();
+	c->key = key;
+	c->dev = file_inode(vma->vm_file)->i_sb->s_dev;
+	c->order = afa_class_order_get(afa_this_domain(), class);
+	c->valid = true;
 	write_seqcount_end(&sc->cand_seq);
-}
-
-/**
- * afa_stream_slot() - a slot of the table, for the period worker
- * @slot:	0 .. AFA_NR_STREAMS - 1
- *
- * Return: the slot; its key.mm is NULL when free.
- */
-struct afa_stream *afa_stream_slot(unsigned int slot)
-{
-	return &afa_streams[slot];
+	afa_period_kick();
 }
 
 /* Publish a slot's key, generation and order to the fault path. */
 static void afa_stream_publish(struct afa_stream *s,
-			       const struct afa_stream_key *key, u8 order,
-			       bool reuse)
+			       const struct afa_stream_key *key, u8 order)
 {
 	preempt_disable();
 	write_seqcount_begin(&s->seq);
 	s->key = *key;
-	s->order = order;
-	if (reuse)
-		s->gen++;
+	WRITE_ONCE(s->pub, s->gen << AFA_PUB_ORDER_BITS | order);
 	write_seqcount_end(&s->seq);
 	preempt_enable();
 }
 
-/**
- * afa_stream_set_order() - change the window order a stream's faults get
- * @s:		a slot in use
- * @order:	new order
+/*
+ * A trial costs a fault whenever its half was wanted, and costs nothing
+ * otherwise.  Once more than half the trials of a stream wanted their
+ * half, one in AFA_RARE_TRIALS (probe.c) of the usual is enough to notice
+ * a change: a sequential scan then pays for about one trial in 64 faults
+ * instead of one in four.
  */
-void afa_stream_set_order(struct afa_stream *s, u8 order)
+static bool afa_stream_rare_trials(const struct afa_stream *s)
 {
-	afa_stream_publish(s, &s->key, order, false);
+	return s->ctl.have_trial && s->ctl.trial_avg > AFA_UNIT / 2;
 }
 
-static void afa_stream_sum(unsigned int slot, u32 *faults, u32 *hits)
+static void afa_stream_set_order(struct afa_stream *s, u8 order)
 {
-	const struct afa_stream_count *c;
+	u32 flags = afa_stream_rare_trials(s) ? AFA_PUB_RARE_TRIALS : 0;
+
+	WRITE_ONCE(s->pub, s->gen << AFA_PUB_ORDER_BITS | flags | order);
+}
+
+static void afa_stream_id(const struct afa_stream *s, struct afa_stream_id *id)
+{
+	*id = (struct afa_stream_id){
+		.slot = s - afa_streams,
+		.dev = s->dev,
+		.ino = s->key.ino,
+	};
+}
+
+/* Sum a slot's counters over every CPU. */
+static void afa_stream_sum(unsigned int slot, struct afa_evidence *sum)
+{
+	const struct afa_evidence *c;
 	int cpu;
 
-	*faults = 0;
-	*hits = 0;
+	memset(sum, 0, sizeof(*sum));
 	for_each_possible_cpu(cpu) {
 		c = &per_cpu_ptr(&afa_stream_cpu, cpu)->count[slot];
-		*faults += READ_ONCE(c->faults);
-		*hits += READ_ONCE(c->hits);
+		afa_evidence_add(sum, c);
 	}
 }
 
-/**
- * afa_stream_fold() - start the period of every stream in use
- *
- * Fault and hit counts since the last fold, modulo 2^32; usefulness is
- * added by afa_stream_account() as samples are checked.
- */
-void afa_stream_fold(void)
+/* Run the law on the evidence waiting, once per batch. */
+static void afa_stream_step(struct afa_stream *s,
+			    const struct afa_ctl_params *p,
+			    const struct afa_ctl_costs *c)
 {
+	struct afa_stream_id id;
+
+	afa_stream_id(s, &id);
+	afa_stream_set_order(s, afa_law_run(&s->ctl, &s->pending,
+					    s->key.class, &id, p, c));
+}
+
+/**
+ * afa_stream_fold() - take in every stream's evidence, step its law
+ * @p:	the law's parameters for this fold
+ * @c:	the costs the law steers by
+ *
+ * Return: the faults of all streams in this fold.
+ */
+u64 afa_stream_fold(const struct afa_ctl_params *p,
+		    const struct afa_ctl_costs *c)
+{
+	struct afa_evidence now;
 	struct afa_stream *s;
-	u32 faults, hits;
 	unsigned int i;
+	u64 faults = 0;
 
 	for (i = 0; i < AFA_NR_STREAMS; i++) {
 		s = &afa_streams[i];
-		if (!s->key.mm)
+		if (!s->key.mapping)
 			continue;
-		afa_stream_sum(i, &faults, &hits);
-		s->period = (struct afa_stream_fig){
-			.faults = faults - s->seen_faults,
-			.hits = hits - s->seen_hits,
-		};
-		s->seen_faults = faults;
-		s->seen_hits = hits;
-		s->idle_periods = s->period.faults ? 0 : s->idle_periods + 1;
+		afa_stream_sum(i, &now);
+		afa_evidence_delta(&s->last, &now, &s->seen);
+		s->seen = now;
+		if (!s->last.faults)
+			continue;
+		s->last_fault = jiffies;
+		s->nr_faults += s->last.faults;
+		faults += s->last.faults;
+		afa_evidence_to_input(&s->pending, &s->last);
+		afa_stream_step(s, p, c);
 	}
-}
-
-/**
- * afa_stream_account() - credit a checked sample to its stream
- * @slot:	slot the sample was taken for, or AFA_NO_STREAM
- * @gen:	the slot's generation then; a reused slot ignores the sample
- * @checked:	pages checked
- * @used:	of those, pages used
- */
-void afa_stream_account(unsigned int slot, u32 gen, u32 checked, u32 used)
-{
-	struct afa_stream *s;
-
-	if (slot >= AFA_NR_STREAMS)
-		return;
-	s = &afa_streams[slot];
-	if (!s->key.mm || s->gen != gen)
-		return;
-	s->period.checked += checked;
-	s->period.used += used;
+	return faults;
 }
 
 static bool afa_stream_known(const struct afa_stream_key *key)
@@ -258,7 +291,7 @@ static bool afa_stream_known(const struct afa_stream_key *key)
 	return false;
 }
 
-/* Free way of a set, else the longest idle one that is idle now. */
+/* A free way of the set, else the least recently faulted, if not now. */
 static struct afa_stream *afa_stream_victim(const struct afa_stream_key *key)
 {
 	unsigned int set = afa_stream_set(key), i;
@@ -266,33 +299,40 @@ static struct afa_stream *afa_stream_victim(const struct afa_stream_key *key)
 
 	for (i = set; i < set + AFA_STREAM_WAYS; i++) {
 		s = &afa_streams[i];
-		if (!s->key.mm)
+		if (!s->key.mapping)
 			return s;
-		if (s->idle_periods &&
-		    (!victim || s->idle_periods > victim->idle_periods))
+		if (s->last.faults)
+			continue;
+		if (!victim || time_before(s->last_fault, victim->last_fault))
 			victim = s;
 	}
 	return victim;
 }
 
-static void afa_stream_add(const struct afa_stream_cand *c, u8 order)
+static bool afa_stream_add(const struct afa_stream_cand *c,
+			   const struct afa_ctl_params *p)
 {
 	struct afa_stream *s = afa_stream_victim(&c->key);
-	unsigned int slot;
+	struct afa_stream_id id;
 
 	if (!s)
-		return;
-	slot = s - afa_streams;
-	afa_stream_sum(slot, &s->seen_faults, &s->seen_hits);
-	s->class = c->class;
-	s->domain = c->domain;
-	s->idle_periods = 0;
-	s->period = (struct afa_stream_fig){};
-	s->id = c->id;
-	s->id.slot = slot;
-	afa_ctl_init(&s->ctl, afa_ctl_params_now(), order);
-	afa_stream_publish(s, &c->key, s->ctl.order, true);
-	trace_afa_stream(s->class, s->domain, &s->id, s->order, true);
+		return false;
+	if (s->key.mapping) {
+		afa_stream_id(s, &id);
+		trace_afa_stream(s->key.class, &id, s->ctl.order, false);
+	}
+	s->gen++;
+	afa_stream_sum(s - afa_streams, &s->seen);
+	s->last = (struct afa_evidence){};
+	s->pending = (struct afa_ctl_input){};
+	s->dev = c->dev;
+	s->last_fault = jiffies;
+	s->nr_faults = 0;
+	afa_ctl_init(&s->ctl, p, c->order);
+	afa_stream_publish(s, &c->key, s->ctl.order);
+	afa_stream_id(s, &id);
+	trace_afa_stream(s->key.class, &id, s->ctl.order, true);
+	return true;
 }
 
 /* Read one candidate of another CPU consistently. */
@@ -305,51 +345,56 @@ static bool afa_stream_read_cand(struct afa_stream_cpu *sc, unsigned int i,
 		seq = read_seqcount_begin(&sc->cand_seq);
 		*c = sc->cand[i];
 	} while (read_seqcount_retry(&sc->cand_seq, seq));
-	return c->key.mm;
+	return c->valid;
 }
 
 /**
- * afa_stream_add_noted() - add the streams the fault path noted
- * @period:		afa_period_seq of the period that just ended; notes
- *			from it and from the one before are taken
- * @initial_order:	the order a new stream of a class and domain starts at
+ * afa_stream_add_noted() - add the files the fault path noted
+ * @p:	the law's parameters, for the order bounds
  *
- * A stream whose set is full of streams active this period waits: it
- * keeps its class's window meanwhile.
+ * A file whose set is full of files faulted in this fold waits: it keeps
+ * its class's window meanwhile.
+ *
+ * Return: how many slots were taken (new, or reused).
  */
-void afa_stream_add_noted(unsigned long period,
-			  u8 (*initial_order)(unsigned int dom,
-					      unsigned int class))
+unsigned int afa_stream_add_noted(const struct afa_ctl_params *p)
 {
 	struct afa_stream_cand c;
-	unsigned int i;
+	unsigned int i, n = 0;
 	int cpu;
 
 	for_each_possible_cpu(cpu) {
 		for (i = 0; i < AFA_NR_CANDS; i++) {
 			if (!afa_stream_read_cand(per_cpu_ptr(&afa_stream_cpu, cpu),
 						  i, &c) ||
-			    period - c.period > 1 ||
 			    afa_stream_known(&c.key))
 				continue;
-			afa_stream_add(&c, initial_order(c.domain, c.class));
+			n += afa_stream_add(&c, p);
 		}
 	}
+	return n;
 }
 
-/** afa_stream_evict_idle() - free the slots of streams idle for long */
-void afa_stream_evict_idle(void)
+/**
+ * afa_stream_rebound() - pull every stream inside new order bounds
+ * @p:	the new parameters
+ *
+ * A stream already inside keeps what it learned.
+ */
+void afa_stream_rebound(const struct afa_ctl_params *p)
 {
-	static const struct afa_stream_key none;
 	struct afa_stream *s;
 	unsigned int i;
+	u8 order;
 
 	for (i = 0; i < AFA_NR_STREAMS; i++) {
 		s = &afa_streams[i];
-		if (!s->key.mm || s->idle_periods <= AFA_STREAM_IDLE_MAX)
+		order = clamp_t(u8, s->ctl.order, p->min_order, p->max_order);
+		if (!s->key.mapping || order == s->ctl.order)
 			continue;
-		trace_afa_stream(s->class, s->domain, &s->id, s->order, false);
-		afa_stream_publish(s, &none, 0, true);
+		afa_ctl_init(&s->ctl, p, order);
+		s->pending = (struct afa_ctl_input){};
+		afa_stream_set_order(s, order);
 	}
 }
 
@@ -359,15 +404,15 @@ unsigned int afa_stream_nr_used(void)
 	unsigned int i, n = 0;
 
 	for (i = 0; i < AFA_NR_STREAMS; i++)
-		n += !!afa_streams[i].key.mm;
+		n += !!afa_streams[i].key.mapping;
 	return n;
 }
 
 /**
  * afa_stream_show() - the streams in use, one line each
- * @m:	the stats file; figures lock held by the caller
+ * @m:	the stats file; statistics lock held by the caller
  *
- * A stream is shown by process, device and inode, never by address.
+ * A stream is shown by device and inode, never by address.
  */
 void afa_stream_show(struct seq_file *m)
 {
@@ -376,21 +421,20 @@ void afa_stream_show(struct seq_file *m)
 
 	seq_printf(m, "# streams: %u of %u slots in use\n",
 		   afa_stream_nr_used(), AFA_NR_STREAMS);
-	seq_puts(m, "stream class    node core       pid      dev          ino order     KiB faults useful% idle\n");
+	seq_puts(m, "stream class        dev          ino order   window_kib   faults grow% trial% idle_ms\n");
 	for (i = 0; i < AFA_NR_STREAMS; i++) {
 		s = &afa_streams[i];
-		if (!s->key.mm)
+		if (!s->key.mapping)
 			continue;
-		seq_printf(m, "%6u %-8s %4u %-6s %7d %4u:%-4u %12llu %5u %7llu %6u %5u.%u %4u\n",
-			   i, afa_class_name(s->class),
-			   afa_domain_node(s->domain),
-			   afa_core_name(afa_domain_core(s->domain)), s->id.tgid,
-			   MAJOR(s->id.dev), MINOR(s->id.dev), s->id.ino,
-			   s->order, afa_order_to_bytes(s->order, PAGE_SHIFT) >> 10,
-			   s->period.faults,
-			   afa_ratio_permille(s->ctl.usefulness_avg) / 10,
-			   afa_ratio_permille(s->ctl.usefulness_avg) % 10,
-			   s->idle_periods);
+		seq_printf(m, "%6u %-8s %4u:%-4u %12llu %5u %12llu %8llu %5u %6u %7u\n",
+			   i, afa_class_name(s->key.class),
+			   MAJOR(s->dev), MINOR(s->dev), s->key.ino,
+			   s->ctl.order,
+			   afa_order_to_bytes(s->ctl.order, PAGE_SHIFT) >> 10,
+			   s->nr_faults,
+			   afa_ctl_grow_permille(&s->ctl) / 10,
+			   afa_ctl_trial_permille(&s->ctl) / 10,
+			   jiffies_to_msecs(jiffies - s->last_fault));
 	}
 }
 

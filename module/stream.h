@@ -1,100 +1,89 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Mapping streams: learned window state per VMA, in a bounded table that
- * the fault path reads without locks.
+ * Streams: learned window state per file and class, in a bounded table
+ * that the fault path reads without locks.  State outlives the processes
+ * that map the file: every process that maps it starts from its window.
  */
 #ifndef _AFA_STREAM_H
 #define _AFA_STREAM_H
 
 #include <linux/seqlock.h>
 #include <linux/types.h>
+#include "account.h"
 #include "control_law.h"
 
-struct file;
-struct mm_struct;
+struct address_space;
 struct seq_file;
 struct vm_area_struct;
 
 /*
- * 256 streams: the VMAs that take fault-around at once on a busy machine
- * are the text and data of a few dozen programs plus the files they scan;
- * 4-way sets keep lookup to four cache lines at most.  See
- * docs/design.md for the memory cost.
+ * 256 streams: the files that take read faults on a busy machine are the
+ * binaries and libraries of the programs it runs (text and read-only data
+ * are two classes, two streams) plus the files they scan; 4-way sets keep
+ * a lookup to four slots.  docs/design.md gives the memory cost.
  */
 #define AFA_NR_STREAMS		256
 #define AFA_STREAM_WAYS		4
 #define AFA_NO_STREAM		AFA_NR_STREAMS
 
-/* A stream is one VMA: its mm, its start and its file. */
+/*
+ * A stream is one file in one class.  The file is named by its
+ * address_space and checked by inode number and generation: an inode
+ * freed and its memory reused for another file does not match.
+ */
 struct afa_stream_key {
-	struct mm_struct *mm;	/* identity only, never dereferenced */
-	struct file *file;	/* identity only, never dereferenced */
-	unsigned long vm_start;
+	struct address_space *mapping;	/* identity only, never dereferenced */
+	u64 ino;			/* inode number */
+	u32 generation;			/* inode generation */
+	u8 class;			/* enum afa_class */
 };
 
 /* Who a stream is, for traces: no kernel address. */
 struct afa_stream_id {
-	int slot;		/* slot in the table; -1: a class's own state */
-	pid_t tgid;		/* process that faulted it in first */
+	int slot;		/* slot in the table; -1: a class state */
+	u16 domain;		/* domain of a class state */
 	dev_t dev;		/* device of the file */
 	u64 ino;		/* inode number of the file */
 };
 
-/* One period of one stream, as the law reads it. */
-struct afa_stream_fig {
-	u32 faults;		/* map_pages calls */
-	u32 hits;		/* of those, the faulting page was mapped */
-	u32 checked;		/* sampled pages checked for use */
-	u32 used;		/* of those, accessed since mapped */
-};
+/*
+ * The published word of a slot: its generation, whether its trials are
+ * rare (shrinking was found to cost: trials then cost more than they
+ * tell), and its order.
+ */
+#define AFA_PUB_ORDER_BITS	8
+#define AFA_PUB_ORDER_MASK	(BIT(AFA_PUB_ORDER_BITS - 1) - 1)
+#define AFA_PUB_RARE_TRIALS	BIT(AFA_PUB_ORDER_BITS - 1)
 
-struct afa_stream {
-	seqcount_t seq;			/* guards key and order for readers */
-	struct afa_stream_key key;	/* key.mm == NULL: free slot */
-	u8 order;			/* window order the fault path applies */
-	/* the rest belongs to the period worker */
-	u8 class;			/* enum afa_class */
-	u16 domain;			/* domain it was first seen in */
-	u32 gen;			/* bumped on reuse: stale samples miss */
-	u32 idle_periods;		/* periods without a fault */
-	u32 seen_faults;		/* per-CPU fault sums at the last fold */
-	u32 seen_hits;			/* per-CPU hit sums at the last fold */
-	struct afa_stream_fig period;	/* the period being folded */
-	struct afa_stream_id id;
-	struct afa_ctl_state ctl;	/* the law's state for this stream */
-};
+static inline u8 afa_pub_order(u32 pub)
+{
+	return pub & AFA_PUB_ORDER_MASK;
+}
 
-/* Per-CPU fault-path counters of one stream slot (u32: deltas wrap). */
-struct afa_stream_count {
-	u32 faults;
-	u32 hits;
-};
+static inline bool afa_pub_rare_trials(u32 pub)
+{
+	return pub & AFA_PUB_RARE_TRIALS;
+}
 
-/* A stream the fault path saw but did not find, for the worker to add. */
-struct afa_stream_cand {
-	struct afa_stream_key key;
-	struct afa_stream_id id;
-	unsigned long period;	/* afa_period_seq when noted */
-	u8 class;
-	u16 domain;
-};
+static inline u32 afa_pub_gen(u32 pub)
+{
+	return pub >> AFA_PUB_ORDER_BITS;
+}
 
 /* fault path */
-unsigned int afa_stream_lookup(struct vm_area_struct *vma, u8 *order,
-			       u32 *gen);
-void afa_stream_count_fault(unsigned int slot, bool hit);
+unsigned int afa_stream_find(struct vm_area_struct *vma, unsigned int class,
+			     u32 *pub);
+u32 afa_stream_published(unsigned int slot);
+struct afa_evidence *afa_stream_evidence(unsigned int slot);
 void afa_stream_note(struct vm_area_struct *vma, unsigned int class);
 
-/* period worker, figures lock held */
-void afa_stream_fold(void);
-void afa_stream_account(unsigned int slot, u32 gen, u32 checked, u32 used);
-void afa_stream_add_noted(unsigned long period,
-			  u8 (*initial_order)(unsigned int dom,
-					      unsigned int class));
-void afa_stream_evict_idle(void);
-struct afa_stream *afa_stream_slot(unsigned int slot);
-void afa_stream_set_order(struct afa_stream *s, u8 order);
+/* period worker, statistics lock held */
+u64 afa_stream_fold(const struct afa_ctl_params *p,
+		    const struct afa_ctl_costs *c);
+unsigned int afa_stream_add_noted(const struct afa_ctl_params *p);
+void afa_stream_rebound(const struct afa_ctl_params *p);
 unsigned int afa_stream_nr_used(void);
 void afa_stream_show(struct seq_file *m);
+void afa_stream_init(void);
 
 #endif /* _AFA_STREAM_H */

@@ -16,6 +16,7 @@
 
 #include <linux/cpu.h>
 #include <linux/cpumask.h>
+#include <linux/kernel_stat.h>
 #include <linux/sched/isolation.h>
 #include <linux/sched/topology.h>
 #include <linux/slab.h>
@@ -72,15 +73,19 @@ void afa_topology_refresh(void)
 {
 	unsigned long cap, max_cap = 0;
 	unsigned int core;
-	int cpu;
+	int cpu, node;
 
 	for_each_possible_cpu(cpu)
 		max_cap = max(max_cap, arch_scale_cpu_capacity(cpu));
 	for_each_possible_cpu(cpu) {
 		cap = arch_scale_cpu_capacity(cpu);
 		core = cap < max_cap ? AFA_CORE_LITTLE : AFA_CORE_BIG;
+		node = cpu_to_node(cpu);
+		/* A possible CPU not yet present may have no node (ppc64 DLPAR). */
+		if (node < 0 || node >= nr_node_ids)
+			node = 0;
 		WRITE_ONCE(per_cpu(afa_cpu_domain, cpu),
-			   cpu_to_node(cpu) * AFA_NR_CORE_TYPES + core);
+			   node * AFA_NR_CORE_TYPES + core);
 	}
 }
 
@@ -111,7 +116,9 @@ static void afa_idle_deltas(void)
 /**
  * afa_work_cpu() - the CPU the period worker should run on next
  *
- * Traces afa_work_cpu with the choice and its reason.
+ * Traces afa_work_cpu with the choice and its reason.  The caller holds
+ * cpus_read_lock() until it has queued the work there, so that the CPU
+ * cannot go offline in between.
  *
  * Return: a CPU number; the current CPU when nothing is idle.
  */
@@ -125,11 +132,9 @@ int afa_work_cpu(void)
 		return local;
 	cpumask_and(allowed, housekeeping_cpumask(HK_TYPE_DOMAIN),
 		    housekeeping_cpumask(HK_TYPE_WQ));
-	cpus_read_lock();
 	afa_idle_deltas();
 	cpu = afa_pick_work_cpu(cpu_online_mask, allowed, afa_idle_delta,
 				afa_work_prev, local, &reason);
-	cpus_read_unlock();
 	free_cpumask_var(allowed);
 	trace_afa_work_cpu(cpu, afa_work_prev, local, reason,
 			   cpu < nr_cpu_ids ? &afa_idle_delta[cpu] : NULL);

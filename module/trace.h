@@ -28,6 +28,13 @@ TRACE_DEFINE_ENUM(AFA_CLASS_SHARED);
 TRACE_DEFINE_ENUM(AFA_CLASS_RODATA);
 TRACE_DEFINE_ENUM(AFA_CLASS_PRIVATE);
 
+TRACE_DEFINE_ENUM(AFA_CTL_FEW_SAMPLES);
+TRACE_DEFINE_ENUM(AFA_CTL_DEADBAND);
+TRACE_DEFINE_ENUM(AFA_CTL_PENDING);
+TRACE_DEFINE_ENUM(AFA_CTL_GROW);
+TRACE_DEFINE_ENUM(AFA_CTL_SHRINK);
+TRACE_DEFINE_ENUM(AFA_CTL_SATURATED);
+
 TRACE_DEFINE_ENUM(AFA_CORE_BIG);
 TRACE_DEFINE_ENUM(AFA_CORE_LITTLE);
 
@@ -35,6 +42,15 @@ TRACE_DEFINE_ENUM(AFA_CORE_LITTLE);
 	__print_symbolic(core,					\
 			 { AFA_CORE_BIG, "big" },		\
 			 { AFA_CORE_LITTLE, "little" })
+
+#define afa_show_reason(reason)					\
+	__print_symbolic(reason,				\
+			 { AFA_CTL_FEW_SAMPLES, "few_samples" },	\
+			 { AFA_CTL_DEADBAND, "deadband" },	\
+			 { AFA_CTL_PENDING, "pending" },	\
+			 { AFA_CTL_GROW, "grow" },		\
+			 { AFA_CTL_SHRINK, "shrink" },		\
+			 { AFA_CTL_SATURATED, "saturated" })
 
 #define afa_show_class(class)					\
 	__print_symbolic(class,					\
@@ -47,228 +63,138 @@ TRACE_DEFINE_ENUM(AFA_CORE_LITTLE);
 			 { AFA_CLASS_PRIVATE, "private" })
 
 /*
- * afa_sample - the figures of one class in one domain over one period,
- * for every class and domain that saw activity in it.
+ * Every stream event starts with who the stream is: its class, then slot
+ * -1 and node and core for a class state, or slot and dev:ino for a file.
  */
-TRACE_EVENT(afa_sample,
-	    TP_PROTO(unsigned int class, unsigned int domain, u32 period_ms,
-		     const struct afa_class_fig *f),
-	    TP_ARGS(class, domain, period_ms, f),
-	    TP_STRUCT__entry(__field(unsigned int, class)
-			     __field(unsigned int, node)
-			     __field(unsigned int, core)
-			     __field(u32, period_ms)
-			     __field(u64, faults)
-			     __field(u64, hits)
-			     __field(u64, window_pages)
-			     __field(u64, nonempty)
-			     __field(u64, sampled)
-			     __field(u64, mapped)
-			     __field(u64, checked)
-			     __field(u64, used)
-			     __field(u64, lost)
-			     __field(u64, dropped)
-			     __field(u32, faults_per_s)
-			     __field(u32, hit_permille)
-			     __field(u32, useful_permille)
-	    ),
-	    TP_fast_assign(__entry->class = class;
-			   __entry->node = afa_domain_node(domain);
-			   __entry->core = afa_domain_core(domain);
-			   __entry->period_ms = period_ms;
-			   __entry->faults = f->faults;
-			   __entry->hits = f->hits;
-			   __entry->window_pages = f->window_pages;
-			   __entry->nonempty = f->nonempty;
-			   __entry->sampled = f->sampled;
-			   __entry->mapped = f->sample_mapped;
-			   __entry->checked = f->checked;
-			   __entry->used = f->used;
-			   __entry->lost = f->lost;
-			   __entry->dropped = f->sample_dropped;
-			   __entry->faults_per_s =
-				afa_rate_per_s(f->faults, period_ms);
-			   __entry->hit_permille =
-				afa_ratio_permille(afa_ratio(f->hits, f->faults));
-			   __entry->useful_permille =
-				afa_ratio_permille(afa_ratio(f->used, f->checked));
-	    ),
-	    TP_printk("class=%s node=%u core=%s period_ms=%u faults=%llu hits=%llu window_pages=%llu nonempty=%llu sampled=%llu mapped=%llu checked=%llu used=%llu lost=%llu dropped=%llu faults_per_s=%u hit_permille=%u useful_permille=%u",
-		      afa_show_class(__entry->class), __entry->node,
-		      afa_show_core(__entry->core),
-		      __entry->period_ms, __entry->faults, __entry->hits,
-		      __entry->window_pages, __entry->nonempty,
-		      __entry->sampled, __entry->mapped, __entry->checked,
-		      __entry->used, __entry->lost, __entry->dropped,
-		      __entry->faults_per_s, __entry->hit_permille,
-		      __entry->useful_permille)
-);
-
-TRACE_DEFINE_ENUM(AFA_CTL_HOLD_FEW_SAMPLES);
-TRACE_DEFINE_ENUM(AFA_CTL_DEADBAND);
-TRACE_DEFINE_ENUM(AFA_CTL_PENDING);
-TRACE_DEFINE_ENUM(AFA_CTL_GROW);
-TRACE_DEFINE_ENUM(AFA_CTL_SHRINK);
-TRACE_DEFINE_ENUM(AFA_CTL_SATURATED);
-TRACE_DEFINE_ENUM(AFA_CTL_PROBE);
-TRACE_DEFINE_ENUM(AFA_CTL_PROBE_REVERT);
-
-#define afa_show_reason(reason)						\
-	__print_symbolic(reason,					\
-			 { AFA_CTL_HOLD_FEW_SAMPLES, "hold_few_samples" },	\
-			 { AFA_CTL_DEADBAND, "deadband" },		\
-			 { AFA_CTL_PENDING, "pending" },		\
-			 { AFA_CTL_GROW, "grow" },			\
-			 { AFA_CTL_SHRINK, "shrink" },			\
-			 { AFA_CTL_SATURATED, "saturated" },		\
-			 { AFA_CTL_PROBE, "probe" },			\
-			 { AFA_CTL_PROBE_REVERT, "probe_revert" })
+#define AFA_TP_STREAM_ASSIGN(class_, id)				\
+	do {								\
+		const struct afa_stream_id *id__ = (id);		\
+									\
+		__entry->class = (class_);				\
+		__entry->slot = id__->slot;				\
+		__entry->node = afa_domain_node(id__->domain);		\
+		__entry->core = afa_domain_core(id__->domain);		\
+		__entry->dev = id__->dev;				\
+		__entry->ino = id__->ino;				\
+	} while (0)
 
 /*
- * afa_ctl_step - one step of the law for a class or a stream: its inputs,
- * error, P, I and D terms (in 1/1024 orders), output and decision.  A
- * stream is named by the process that first faulted it and the file's
- * device and inode; a class's own state shows pid=0 dev=0:0 ino=0.
+ * afa_ctl_step - one step of the control law for a stream (a file) or a
+ * class state: the evidence, the predicted savings of one order more and
+ * one less, the terms and the decision.  Ratios and savings in permille
+ * (savings signed), terms in 1/1024 orders.
  */
 TRACE_EVENT(afa_ctl_step,
-	    TP_PROTO(unsigned int class, unsigned int domain,
-		     const struct afa_stream_id *id,
+	    TP_PROTO(unsigned int class, const struct afa_stream_id *id,
 		     const struct afa_ctl_input *in,
 		     const struct afa_ctl_trace *tr),
-	    TP_ARGS(class, domain, id, in, tr),
+	    TP_ARGS(class, id, in, tr),
 	    TP_STRUCT__entry(__field(unsigned int, class)
+			     __field(int, slot)
 			     __field(unsigned int, node)
 			     __field(unsigned int, core)
-			     __field(int, stream)
-			     __field(pid_t, pid)
 			     __field(dev_t, dev)
 			     __field(u64, ino)
 			     __field(u32, faults)
-			     __field(u32, sampled)
-			     __field(u32, used)
-			     __field(u32, hits)
-			     __field(u32, usefulness)
-			     __field(u32, usefulness_avg)
-			     __field(u32, rate_weight)
-			     __field(s32, error)
+			     __field(u32, grow_hits)
+			     __field(u32, trials)
+			     __field(u32, trial_hits)
+			     __field(u32, order)
+			     __field(u32, new_order)
+			     __field(u32, grow_permille)
+			     __field(u32, trial_permille)
+			     __field(s32, save_grow_permille)
+			     __field(s32, save_shrink_permille)
 			     __field(s32, p)
 			     __field(s32, i)
 			     __field(s32, d)
 			     __field(s32, output)
-			     __field(u32, order)
-			     __field(u32, new_order)
 			     __field(int, reason)
 	    ),
-	    TP_fast_assign(__entry->class = class;
-			   __entry->node = afa_domain_node(domain);
-			   __entry->core = afa_domain_core(domain);
-			   __entry->stream = id->slot;
-			   __entry->pid = id->tgid;
-			   __entry->dev = id->dev;
-			   __entry->ino = id->ino;
+	    TP_fast_assign(AFA_TP_STREAM_ASSIGN(class, id);
 			   __entry->faults = in->nr_faults;
-			   __entry->sampled = in->nr_sampled;
-			   __entry->used = in->nr_used;
-			   __entry->hits = in->nr_hits;
-			   __entry->usefulness = tr->usefulness;
-			   __entry->usefulness_avg = tr->usefulness_avg;
-			   __entry->rate_weight = tr->rate_weight;
-			   __entry->error = tr->error;
+			   __entry->grow_hits = in->nr_grow_hits;
+			   __entry->trials = in->nr_trials;
+			   __entry->trial_hits = in->nr_trial_hits;
+			   __entry->order = tr->order;
+			   __entry->new_order = tr->new_order;
+			   __entry->grow_permille = afa_ratio_permille(tr->grow_ratio);
+			   __entry->trial_permille = afa_ratio_permille(tr->trial_ratio);
+			   __entry->save_grow_permille = tr->save_grow * 1000 / AFA_UNIT;
+			   __entry->save_shrink_permille = tr->save_shrink * 1000 / AFA_UNIT;
 			   __entry->p = tr->p;
 			   __entry->i = tr->i;
 			   __entry->d = tr->d;
 			   __entry->output = tr->output;
-			   __entry->order = tr->order;
-			   __entry->new_order = tr->new_order;
 			   __entry->reason = tr->reason;
 	    ),
-	    TP_printk("class=%s node=%u core=%s stream=%d pid=%d dev=%u:%u ino=%llu faults=%u sampled=%u used=%u hits=%u usefulness=%u usefulness_avg=%u rate_weight=%u error=%d p=%d i=%d d=%d output=%d order=%u new_order=%u reason=%s",
-		      afa_show_class(__entry->class), __entry->node,
-		      afa_show_core(__entry->core), __entry->stream,
-		      __entry->pid, MAJOR(__entry->dev), MINOR(__entry->dev),
-		      __entry->ino, __entry->faults, __entry->sampled,
-		      __entry->used, __entry->hits, __entry->usefulness,
-		      __entry->usefulness_avg, __entry->rate_weight,
-		      __entry->error, __entry->p, __entry->i, __entry->d,
-		      __entry->output, __entry->order, __entry->new_order,
+	    TP_printk("class=%s slot=%d node=%u core=%s dev=%u:%u ino=%llu faults=%u grow_hits=%u trials=%u trial_hits=%u order=%u new_order=%u grow_permille=%u trial_permille=%u save_grow_permille=%d save_shrink_permille=%d p=%d i=%d d=%d output=%d reason=%s",
+		      afa_show_class(__entry->class), __entry->slot,
+		      __entry->node, afa_show_core(__entry->core),
+		      MAJOR(__entry->dev), MINOR(__entry->dev), __entry->ino,
+		      __entry->faults, __entry->grow_hits,
+		      __entry->trials, __entry->trial_hits, __entry->order,
+		      __entry->new_order, __entry->grow_permille,
+		      __entry->trial_permille, __entry->save_grow_permille,
+		      __entry->save_shrink_permille, __entry->p, __entry->i,
+		      __entry->d, __entry->output,
 		      afa_show_reason(__entry->reason))
 );
 
-/* afa_order_change - the window of a class or a stream changed. */
+/* afa_order_change - a stream's or class's window order changed. */
 TRACE_EVENT(afa_order_change,
-	    TP_PROTO(unsigned int class, unsigned int domain,
-		     const struct afa_stream_id *id, u32 old, u32 new,
-		     int reason),
-	    TP_ARGS(class, domain, id, old, new, reason),
+	    TP_PROTO(unsigned int class, const struct afa_stream_id *id,
+		     u32 old_order, u32 new_order, int reason),
+	    TP_ARGS(class, id, old_order, new_order, reason),
 	    TP_STRUCT__entry(__field(unsigned int, class)
+			     __field(int, slot)
 			     __field(unsigned int, node)
 			     __field(unsigned int, core)
-			     __field(int, stream)
-			     __field(pid_t, pid)
 			     __field(dev_t, dev)
 			     __field(u64, ino)
-			     __field(u32, old)
-			     __field(u32, new)
-			     __field(u64, old_bytes)
-			     __field(u64, new_bytes)
+			     __field(u32, old_order)
+			     __field(u32, new_order)
+			     __field(u64, window_bytes)
 			     __field(int, reason)
 	    ),
-	    TP_fast_assign(__entry->class = class;
-			   __entry->node = afa_domain_node(domain);
-			   __entry->core = afa_domain_core(domain);
-			   __entry->stream = id->slot;
-			   __entry->pid = id->tgid;
-			   __entry->dev = id->dev;
-			   __entry->ino = id->ino;
-			   __entry->old = old;
-			   __entry->new = new;
-			   __entry->old_bytes = afa_order_to_bytes(old, PAGE_SHIFT);
-			   __entry->new_bytes = afa_order_to_bytes(new, PAGE_SHIFT);
+	    TP_fast_assign(AFA_TP_STREAM_ASSIGN(class, id);
+			   __entry->old_order = old_order;
+			   __entry->new_order = new_order;
+			   __entry->window_bytes = afa_order_to_bytes(new_order,
+								      PAGE_SHIFT);
 			   __entry->reason = reason;
 	    ),
-	    TP_printk("class=%s node=%u core=%s stream=%d pid=%d dev=%u:%u ino=%llu old=%u new=%u old_bytes=%llu new_bytes=%llu reason=%s",
-		      afa_show_class(__entry->class), __entry->node,
-		      afa_show_core(__entry->core), __entry->stream,
-		      __entry->pid, MAJOR(__entry->dev), MINOR(__entry->dev),
-		      __entry->ino, __entry->old, __entry->new,
-		      __entry->old_bytes, __entry->new_bytes,
+	    TP_printk("class=%s slot=%d node=%u core=%s dev=%u:%u ino=%llu old_order=%u new_order=%u window_bytes=%llu reason=%s",
+		      afa_show_class(__entry->class), __entry->slot,
+		      __entry->node, afa_show_core(__entry->core),
+		      MAJOR(__entry->dev), MINOR(__entry->dev), __entry->ino, __entry->old_order,
+		      __entry->new_order, __entry->window_bytes,
 		      afa_show_reason(__entry->reason))
 );
 
-/*
- * afa_stream - a stream entered the table (new, at its class's order) or
- * left it (evict, after being idle).
- */
+/* afa_stream - a file entered the stream table, or its slot was reused. */
 TRACE_EVENT(afa_stream,
-	    TP_PROTO(unsigned int class, unsigned int domain,
-		     const struct afa_stream_id *id, u32 order, bool added),
-	    TP_ARGS(class, domain, id, order, added),
+	    TP_PROTO(unsigned int class, const struct afa_stream_id *id,
+		     u32 order, bool added),
+	    TP_ARGS(class, id, order, added),
 	    TP_STRUCT__entry(__field(unsigned int, class)
+			     __field(int, slot)
 			     __field(unsigned int, node)
 			     __field(unsigned int, core)
-			     __field(int, stream)
-			     __field(pid_t, pid)
 			     __field(dev_t, dev)
 			     __field(u64, ino)
 			     __field(u32, order)
 			     __field(bool, added)
 	    ),
-	    TP_fast_assign(__entry->class = class;
-			   __entry->node = afa_domain_node(domain);
-			   __entry->core = afa_domain_core(domain);
-			   __entry->stream = id->slot;
-			   __entry->pid = id->tgid;
-			   __entry->dev = id->dev;
-			   __entry->ino = id->ino;
+	    TP_fast_assign(AFA_TP_STREAM_ASSIGN(class, id);
 			   __entry->order = order;
 			   __entry->added = added;
 	    ),
-	    TP_printk("class=%s node=%u core=%s stream=%d pid=%d dev=%u:%u ino=%llu order=%u action=%s",
-		      afa_show_class(__entry->class), __entry->node,
-		      afa_show_core(__entry->core), __entry->stream,
-		      __entry->pid, MAJOR(__entry->dev), MINOR(__entry->dev),
-		      __entry->ino, __entry->order,
-		      __entry->added ? "new" : "evict")
+	    TP_printk("class=%s slot=%d node=%u core=%s dev=%u:%u ino=%llu order=%u event=%s",
+		      afa_show_class(__entry->class), __entry->slot,
+		      __entry->node, afa_show_core(__entry->core),
+		      MAJOR(__entry->dev), MINOR(__entry->dev), __entry->ino, __entry->order,
+		      __entry->added ? "added" : "evicted")
 );
 
 TRACE_DEFINE_ENUM(AFA_PICK_IDLE_CORE);
@@ -318,6 +244,7 @@ TRACE_EVENT(afa_param,
 			     __field(u32, old)
 			     __field(u32, new)
 	    ),
+	    /* A fixed array: __assign_str() changed its arguments in 6.10. */
 	    TP_fast_assign(strscpy(__entry->name, name, sizeof(__entry->name));
 			   __entry->old = old;
 			   __entry->new = new;

@@ -1,156 +1,108 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Attach to the kernel's own tracepoints.  Their structs are not
- * exported: for_each_kernel_tracepoint() finds them by name.  A kernel
- * without one (6.1 has no filemap tracepoints) still runs the module:
- * init logs once which signal is missing and what stands in for it.  The
- * ->fault count, which tells that fault-around was turned off, then
- * comes from a kprobe on filemap_fault() instead.
+ * The ->fault hook: filemap:mm_filemap_fault fires in filemap_fault(),
+ * the ->fault of ext4, xfs and most filesystems, when a read fault was
+ * not served by fault-around (a miss), and also for faults that never
+ * tried it.  Its struct is not exported: for_each_kernel_tracepoint()
+ * finds it by name.  A kernel without it (6.1) gets a kprobe on
+ * filemap_fault() instead, and init says so.  tmpfs misses come from a
+ * kprobe on shmem_fault(), which fires no filemap tracepoint.
+ *
+ * The count of ->fault calls also tells that fault-around was turned off
+ * (kernel_window.c).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/fs.h>
 #include <linux/kprobes.h>
+#include <linux/mm.h>
 #include <linux/tracepoint.h>
 #include "afa.h"
-
-static void afa_tp_map_pages(void *data, struct address_space *mapping,
-			     pgoff_t start, pgoff_t last)
-{
-	this_cpu_write(afa_count.tp_mapping, mapping);
-	this_cpu_write(afa_count.tp_start, start);
-}
 
 static void afa_tp_filemap_fault(void *data, struct address_space *mapping,
 				 pgoff_t index)
 {
-	this_cpu_inc(afa_count.filemap_faults);
+	afa_probe_fault(mapping, index);
 }
 
-static void afa_tp_user_fault(void *data, unsigned long address,
-			      struct pt_regs *regs, unsigned long error_code)
+/* A ->fault(vmf) function's entry: the same call, from a kprobe. */
+static int afa_kp_fault(struct kprobe *kp, struct pt_regs *regs)
 {
-	this_cpu_inc(afa_count.user_faults);
-}
+	struct vm_fault *vmf;
 
-/* Stand-in for mm_filemap_fault: the same count, from a kprobe. */
-static int afa_kp_filemap_fault(struct kprobe *kp, struct pt_regs *regs)
-{
-	this_cpu_inc(afa_count.filemap_faults);
+	vmf = (struct vm_fault *)regs_get_kernel_argument(regs, 0);
+	if (vmf->vma->vm_file)
+		afa_probe_fault(vmf->vma->vm_file->f_mapping, vmf->pgoff);
 	return 0;
 }
 
+/* Stand-in for mm_filemap_fault. */
 static struct kprobe afa_filemap_fault_kp = {
 	.symbol_name	= "filemap_fault",
-	.pre_handler	= afa_kp_filemap_fault,
+	.pre_handler	= afa_kp_fault,
 };
 
-struct afa_tp {
-	const char *name;	/* tracepoint name, without its system */
-	void *probe;		/* our handler */
-	const char *without;	/* what the figures lose without it */
-	struct kprobe *stand_in; /* registered when the tracepoint is missing */
-	struct tracepoint *tp;	/* found, and registered, when non-NULL */
+static struct kprobe afa_shmem_fault_kp = {
+	.symbol_name	= "shmem_fault",
+	.pre_handler	= afa_kp_fault,
 };
 
-static struct afa_tp afa_tps[] = {
-	{ "mm_filemap_map_pages", afa_tp_map_pages,
-	  "the nonempty figure (windows that mapped a page) stays 0" },
-	{ "mm_filemap_fault", afa_tp_filemap_fault,
-	  "->fault calls are counted by a kprobe on filemap_fault instead",
-	  &afa_filemap_fault_kp },
-	{ "page_fault_user", afa_tp_user_fault,
-	  "all-user-fault counts are not available" },
-};
-
-/* Without the tracepoint, try its kprobe stand-in, and say which. */
-static void afa_tp_missing(struct afa_tp *t)
-{
-	int err;
-
-	if (!t->stand_in) {
-		pr_info("no tracepoint %s on this kernel: %s\n", t->name,
-			t->without);
-		return;
-	}
-	err = register_kprobe(t->stand_in);
-	if (!err) {
-		pr_info("no tracepoint %s on this kernel: %s\n", t->name,
-			t->without);
-		return;
-	}
-	pr_info("no tracepoint %s on this kernel, and no kprobe on %s (error %d): its figure stays 0\n",
-		t->name, t->stand_in->symbol_name, err);
-	t->stand_in = NULL;
-}
+static struct tracepoint *afa_filemap_fault_tp;
+static bool afa_filemap_fault_kp_on;
+static bool afa_shmem_fault_kp_on;
 
 static void afa_tp_find(struct tracepoint *tp, void *priv)
 {
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(afa_tps); i++)
-		if (!strcmp(tp->name, afa_tps[i].name))
-			afa_tps[i].tp = tp;
+	if (!strcmp(tp->name, "mm_filemap_fault"))
+		afa_filemap_fault_tp = tp;
 }
 
 /**
- * afa_tracepoints_init() - attach to every tracepoint the kernel has
+ * afa_tracepoints_init() - attach the ->fault hooks
  *
- * Missing or failing tracepoints are logged, never fatal: the probe on
- * filemap_map_pages carries the signals the controller needs.
+ * A missing hook is logged, never fatal: the module then counts no
+ * misses (of tmpfs, or of any file) and, without the filemap one, cannot
+ * tell that fault-around was turned off.
  */
 void afa_tracepoints_init(void)
 {
-	struct afa_tp *t;
 	int err;
 
+	err = register_kprobe(&afa_shmem_fault_kp);
+	afa_shmem_fault_kp_on = !err;
+	if (err)
+		pr_info("no kprobe on shmem_fault (error %d): tmpfs misses count as hits\n",
+			err);
 	for_each_kernel_tracepoint(afa_tp_find, NULL);
-	for (t = afa_tps; t < afa_tps + ARRAY_SIZE(afa_tps); t++) {
-		if (!t->tp) {
-			afa_tp_missing(t);
-			continue;
-		}
-		t->stand_in = NULL;
-		err = tracepoint_probe_register(t->tp, t->probe, NULL);
-		if (err) {
-			pr_warn("cannot attach to tracepoint %s (error %d): %s\n",
-				t->name, err, t->without);
-			t->tp = NULL;
-			continue;
-		}
-		pr_debug("attached to tracepoint %s\n", t->name);
+	if (afa_filemap_fault_tp) {
+		err = tracepoint_probe_register(afa_filemap_fault_tp,
+						afa_tp_filemap_fault, NULL);
+		if (!err)
+			return;
+		pr_warn("cannot attach to tracepoint mm_filemap_fault (error %d)\n",
+			err);
+		afa_filemap_fault_tp = NULL;
 	}
+	err = register_kprobe(&afa_filemap_fault_kp);
+	afa_filemap_fault_kp_on = !err;
+	if (!err)
+		pr_info("no tracepoint mm_filemap_fault on this kernel: ->fault calls are counted by a kprobe on filemap_fault instead\n");
+	else
+		pr_info("no tracepoint mm_filemap_fault on this kernel, and no kprobe on filemap_fault (error %d): misses are not counted\n",
+			err);
 }
 
 void afa_tracepoints_exit(void)
 {
-	struct afa_tp *t;
-
-	for (t = afa_tps; t < afa_tps + ARRAY_SIZE(afa_tps); t++) {
-		if (t->tp)
-			tracepoint_probe_unregister(t->tp, t->probe, NULL);
-		if (t->stand_in)
-			unregister_kprobe(t->stand_in);
-		t->tp = NULL;
-	}
+	if (afa_filemap_fault_tp)
+		tracepoint_probe_unregister(afa_filemap_fault_tp,
+					    afa_tp_filemap_fault, NULL);
+	if (afa_filemap_fault_kp_on)
+		unregister_kprobe(&afa_filemap_fault_kp);
+	if (afa_shmem_fault_kp_on)
+		unregister_kprobe(&afa_shmem_fault_kp);
+	afa_filemap_fault_tp = NULL;
+	afa_filemap_fault_kp_on = false;
+	afa_shmem_fault_kp_on = false;
 	tracepoint_synchronize_unregister();
-}
-
-/**
- * afa_tracepoint_saw_map() - did this CPU's last map_pages map anything?
- * @mapping:	the file of the call that is returning
- * @start:	the first page of its window
- *
- * mm_filemap_map_pages fires inside filemap_map_pages() only when at least
- * one folio was mapped.  Consumes the record, so each call counts once.
- *
- * Return: true when the tracepoint fired for this call on this CPU.
- */
-bool afa_tracepoint_saw_map(struct address_space *mapping, pgoff_t start)
-{
-	if (this_cpu_read(afa_count.tp_mapping) != mapping ||
-	    this_cpu_read(afa_count.tp_start) != start)
-		return false;
-	this_cpu_write(afa_count.tp_mapping, NULL);
-	return true;
 }

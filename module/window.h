@@ -26,5 +26,10 @@ struct afa_fault_pos {
 
 void afa_window(const struct afa_fault_pos *pos, unsigned int order,
 		u64 *start, u64 *end);
+bool afa_window_gap(const struct afa_fault_pos *pos, unsigned int order,
+		    u64 *gap_start, u64 *gap_end);
+bool afa_window_buddy(const struct afa_fault_pos *pos, unsigned int order,
+		      u64 *pgoff);
+bool afa_window_sane(const struct afa_fault_pos *pos, u64 start, u64 end);
 
 #endif /* _AFA_WINDOW_H */

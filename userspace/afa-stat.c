@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * afa-stat: show autofaultaround's statistics per class, domain and stream,
- * or the window orders of a trace-cmd report over time.
+ * afa-stat: show autofaultaround's statistics per class and domain and
+ * per file (stream), or the window orders of a trace-cmd report over time.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <mntent.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -39,17 +40,27 @@ struct table {
 	unsigned int nr_rows;
 };
 
-/* A key=value field of the header line. */
+/* A key=value field of a comment line. */
 struct field {
 	char *key;
 	char *val;
 };
 
+/*
+ * A comment line of key=value fields: the header ("# folds=..."), or a
+ * named group of them ("# costs: fault_ns=...").
+ */
+struct fields {
+	char *name;		/* "costs"; NULL: the header */
+	struct field *f;
+	unsigned int nr;
+};
+
 /* One reading of the stats file; every string points into text. */
 struct stats {
 	char *text;
-	struct field *hdr;	/* the "# period_ms=..." line */
-	unsigned int nr_hdr;
+	struct fields *line;	/* the lines of fields, in file order */
+	unsigned int nr_lines;
 	int streams_used;	/* "# streams: U of S slots in use"; -1: none */
 	int stream_slots;
 	struct table classes;	/* header row: "class", no "stream" */
@@ -105,10 +116,11 @@ static void usage(FILE *f)
 	      "  -f, --file FILE        a saved copy of the stats file ('-': stdin)\n"
 	      "      --from-trace FILE  from 'trace-cmd report' text ('-': stdin), print\n"
 	      "                         one line per afa_order_change or afa_stream event:\n"
-	      "                         time class node pid ino order\n"
+	      "                         time class slot node core dev ino order event\n"
 	      "  -h, --help             this text\n"
 	      "Without -f, reads /sys/kernel/debug/autofaultaround/stats (root only) and\n"
-	      "shows the class table, ordered by class then domain, and the stream table.\n"
+	      "shows its header and cost fields, the class table, ordered by class then\n"
+	      "domain, and the stream table of files.\n"
 	      "Exit status: 0 ok, 1 error, 2 usage, 3 module not loaded,\n"
 	      "4 debugfs not mounted, 5 permission denied.\n", f);
 }
@@ -293,26 +305,91 @@ static int has_field(char **f, unsigned int n, const char *name)
 	return 0;
 }
 
-/* A comment line: the header's key=value fields, or the stream count. */
-static void parse_comment(char *s, struct stats *st)
+/* "# streams: U of S slots in use", and nothing else on the line. */
+static void parse_streams_line(const char *s, const char *name,
+			       unsigned int lineno, struct stats *st)
 {
-	char **tok = NULL, *eq;
-	unsigned int n, i;
+	unsigned int used, slots;
+	int end = -1;
 
-	s += strspn(s, "# \t");
-	if (sscanf(s, "streams: %d of %d", &st->streams_used,
-		   &st->stream_slots) == 2)
-		return;
-	if (st->nr_hdr || st->classes.nr_cols)
-		return;
-	n = split(s, &tok);
+	if (st->streams_used >= 0)
+		fatal(EXIT_ERR, "%s:%u: a second '# streams:' line", name, lineno);
+	if (sscanf(s, "streams: %u of %u slots in use%n", &used, &slots, &end) != 2 ||
+	    end < 0 || s[end + strspn(s + end, " \t\r")] || used > slots ||
+	    slots > INT_MAX)
+		fatal(EXIT_ERR, "%s:%u: not '# streams: USED of SLOTS slots in use' with USED <= SLOTS",
+		      name, lineno);
+	st->streams_used = used;
+	st->stream_slots = slots;
+}
+
+/*
+ * A line of key=value fields, named by a first word "NAME:" or, for the
+ * header, not at all; every word must be a field.
+ */
+static void parse_fields(char **tok, unsigned int n, char *group,
+			 const char *name, unsigned int lineno,
+			 struct stats *st)
+{
+	struct fields *fl;
+	unsigned int i, j;
+	char *eq;
+
+	for (i = 0; i < st->nr_lines; i++) {
+		if (!group != !st->line[i].name ||
+		    (group && strcmp(group, st->line[i].name)))
+			continue;
+		if (group)
+			fatal(EXIT_ERR, "%s:%u: a second '# %s:' line", name, lineno, group);
+		fatal(EXIT_ERR, "%s:%u: a second header line of key=value fields",
+		      name, lineno);
+	}
+	st->line = xrealloc(st->line, st->nr_lines + 1, sizeof(*st->line));
+	fl = &st->line[st->nr_lines++];
+	*fl = (struct fields){ .name = group };
 	for (i = 0; i < n; i++) {
 		eq = strchr(tok[i], '=');
-		if (!eq || eq == tok[i])
-			continue;
+		if (!eq || eq == tok[i] || !eq[1])
+			fatal(EXIT_ERR, "%s:%u: '%s' in a line of fields is not key=value",
+			      name, lineno, tok[i]);
 		*eq = '\0';
-		st->hdr = xrealloc(st->hdr, st->nr_hdr + 1, sizeof(*st->hdr));
-		st->hdr[st->nr_hdr++] = (struct field){ tok[i], eq + 1 };
+		for (j = 0; j < fl->nr; j++)
+			if (!strcmp(fl->f[j].key, tok[i]))
+				fatal(EXIT_ERR, "%s:%u: field %s twice", name, lineno, tok[i]);
+		fl->f = xrealloc(fl->f, fl->nr + 1, sizeof(*fl->f));
+		fl->f[fl->nr++] = (struct field){ tok[i], eq + 1 };
+	}
+}
+
+/*
+ * A comment line: the stream count, the header's key=value fields, a
+ * named group of fields ("# costs: ..."), or a remark without any '=',
+ * which is skipped.
+ */
+static void parse_comment(char *s, const char *name, unsigned int lineno,
+			  struct stats *st)
+{
+	char **tok = NULL;
+	unsigned int n, i;
+	size_t len;
+
+	s += strspn(s, "# \t");
+	if (!strncmp(s, "streams:", 8)) {
+		parse_streams_line(s, name, lineno, st);
+		return;
+	}
+	n = split(s, &tok);
+	for (i = 0; i < n && !strchr(tok[i], '='); i++)
+		;
+	if (!i) {
+		parse_fields(tok, n, NULL, name, lineno, st);
+	} else if (i < n) {
+		len = strlen(tok[0]);
+		if (len < 2 || tok[0][len - 1] != ':')
+			fatal(EXIT_ERR, "%s:%u: fields after '%s', not after a name and ':'",
+			      name, lineno, tok[0]);
+		tok[0][len - 1] = '\0';
+		parse_fields(tok + 1, n - 1, tok[0], name, lineno, st);
 	}
 	free(tok);
 }
@@ -336,7 +413,10 @@ static void parse_stats(char *text, const char *name, struct stats *st)
 			*next++ = '\0';
 		lineno++;
 		if (line[0] == '#') {
-			parse_comment(line, st);
+			parse_comment(line, name, lineno, st);
+			/* the stream table's own header row comes next */
+			if (st->streams_used >= 0 && !st->streams.nr_cols)
+				cur = NULL;
 			continue;
 		}
 		f = NULL;
@@ -380,9 +460,13 @@ static void free_table(struct table *t)
 
 static void free_stats(struct stats *st)
 {
+	unsigned int i;
+
 	free_table(&st->classes);
 	free_table(&st->streams);
-	free(st->hdr);
+	for (i = 0; i < st->nr_lines; i++)
+		free(st->line[i].f);
+	free(st->line);
 	free(st->text);
 }
 
@@ -473,12 +557,18 @@ static void print_table(const struct table *t)
  */
 static void print_text(const struct stats *st)
 {
-	unsigned int i;
+	const struct fields *fl;
+	unsigned int i, j;
 
-	fputs("#", stdout);
-	for (i = 0; i < st->nr_hdr; i++)
-		printf(" %s=%s", st->hdr[i].key, st->hdr[i].val);
-	putchar('\n');
+	for (i = 0; i < st->nr_lines; i++) {
+		fl = &st->line[i];
+		fputs("#", stdout);
+		if (fl->name)
+			printf(" %s:", fl->name);
+		for (j = 0; j < fl->nr; j++)
+			printf(" %s=%s", fl->f[j].key, fl->f[j].val);
+		putchar('\n');
+	}
 	print_table(&st->classes);
 	if (st->streams_used >= 0)
 		printf("# streams: %d of %d slots in use\n", st->streams_used,
@@ -541,17 +631,37 @@ static void json_table(const char *name, const struct table *t, int *first)
 	putchar(']');
 }
 
-/* One line: header fields, stream counts, "classes" and "streams". */
+/* A line of fields: the header's as members, a group's as an object. */
+static void json_fields(const struct fields *fl, int *first)
+{
+	unsigned int i;
+	int first_in = 1, *f = first;
+
+	if (fl->name) {
+		json_key(fl->name, first);
+		putchar('{');
+		f = &first_in;
+	}
+	for (i = 0; i < fl->nr; i++) {
+		json_key(fl->f[i].key, f);
+		json_value(fl->f[i].val);
+	}
+	if (fl->name)
+		putchar('}');
+}
+
+/*
+ * One line: header fields, groups of fields, stream counts, "classes"
+ * and "streams".
+ */
 static void print_json(const struct stats *st)
 {
 	unsigned int i;
 	int first = 1;
 
 	putchar('{');
-	for (i = 0; i < st->nr_hdr; i++) {
-		json_key(st->hdr[i].key, &first);
-		json_value(st->hdr[i].val);
-	}
+	for (i = 0; i < st->nr_lines; i++)
+		json_fields(&st->line[i], &first);
 	if (st->streams_used >= 0) {
 		json_key("streams_used", &first);
 		printf("%d", st->streams_used);
@@ -631,17 +741,36 @@ static const char *event_field(char **f, unsigned int n, const char *key)
 	return NULL;
 }
 
+/* A whole number as the trace prints one: D+, no sign, no point. */
+static int is_whole(const char *s)
+{
+	return is_number(s) && !strpbrk(s, "-.");
+}
+
+/* The columns of --from-trace; afa-stat.1 documents them. */
+#define TRACE_COLUMNS	"# time class slot node core dev ino order event"
+
 /*
  * Print the afa_order_change or afa_stream event of a report line as
- * "time class node pid ino order", after the column names if it is the
- * first.  The timestamp is the "SECONDS:" field just before the event
- * name; the order is new= of a change, order= of a stream event.
+ * TRACE_COLUMNS, after the column names if it is the first.  The
+ * timestamp is the "SECONDS:" field just before the event name.  A class
+ * state (slot=-1) is named by its domain, node and core; a stream by its
+ * file, dev and ino: the other two columns are "-".  The order is
+ * new_order= of a change, order= of a stream event; the event column is
+ * a change's reason= or a stream event's event=.
  */
 static void trace_line(char *line, const char *name, unsigned int lineno,
 		       unsigned int *events)
 {
-	static const char *const keys[] = { "class", "node", "pid", "ino" };
-	const char *val[4], *order, *order_key, *ev;
+	enum { CLASS, SLOT, NODE, CORE, DEV, INO, ORDER, EVENT, NR_KEYS };
+	static const char *const change_keys[NR_KEYS] = {
+		"class", "slot", "node", "core", "dev", "ino", "new_order", "reason",
+	};
+	static const char *const stream_keys[NR_KEYS] = {
+		"class", "slot", "node", "core", "dev", "ino", "order", "event",
+	};
+	const char *const *keys;
+	const char *val[NR_KEYS], *ev;
 	unsigned int n, i, e;
 	char **f = NULL, *ts;
 	size_t len;
@@ -655,6 +784,7 @@ static void trace_line(char *line, const char *name, unsigned int lineno,
 		return;
 	}
 	ev = f[e];
+	keys = strcmp(ev, "afa_stream:") ? change_keys : stream_keys;
 	if (!e)
 		fatal(EXIT_ERR, "%s:%u: no timestamp before %s", name, lineno, ev);
 	ts = f[e - 1];
@@ -664,18 +794,37 @@ static void trace_line(char *line, const char *name, unsigned int lineno,
 	ts[len - 1] = '\0';
 	if (!is_number(ts))
 		fatal(EXIT_ERR, "%s:%u: '%s' before %s is not a timestamp", name, lineno, ts, ev);
-	for (i = 0; i < 4; i++) {
+	for (i = 0; i < NR_KEYS; i++) {
 		val[i] = event_field(f + e + 1, n - e - 1, keys[i]);
-		if (!val[i])
-			fatal(EXIT_ERR, "%s:%u: %s without %s=", name, lineno, ev, keys[i]);
+		if (val[i] && !*val[i])
+			fatal(EXIT_ERR, "%s:%u: %s with an empty %s=", name, lineno, ev, keys[i]);
+		if (val[i])
+			continue;
+		if (i == SLOT && event_field(f + e + 1, n - e - 1, "pid"))
+			fatal(EXIT_ERR, "%s:%u: %s with pid= and no slot=: a trace of an older module, whose streams were processes",
+			      name, lineno, ev);
+		fatal(EXIT_ERR, "%s:%u: %s without %s=", name, lineno, ev, keys[i]);
 	}
-	order_key = strcmp(ev, "afa_stream:") ? "new" : "order";
-	order = event_field(f + e + 1, n - e - 1, order_key);
-	if (!order)
-		fatal(EXIT_ERR, "%s:%u: %s without %s=", name, lineno, ev, order_key);
+	if (strcmp(val[SLOT], "-1") && !is_whole(val[SLOT]))
+		fatal(EXIT_ERR, "%s:%u: %s with slot=%s: not -1 or a slot number",
+		      name, lineno, ev, val[SLOT]);
+	if (!is_whole(val[ORDER]))
+		fatal(EXIT_ERR, "%s:%u: %s with %s=%s: not an order",
+		      name, lineno, ev, keys[ORDER], val[ORDER]);
+	if (!strcmp(val[SLOT], "-1")) {
+		val[SLOT] = "-";
+		val[DEV] = "-";
+		val[INO] = "-";
+	} else {
+		val[NODE] = "-";
+		val[CORE] = "-";
+	}
 	if (!(*events)++)
-		puts("# time class node pid ino order");
-	printf("%s %s %s %s %s %s\n", ts, val[0], val[1], val[2], val[3], order);
+		puts(TRACE_COLUMNS);
+	printf("%s", ts);
+	for (i = 0; i < NR_KEYS; i++)
+		printf(" %s", val[i]);
+	putchar('\n');
 	free(f);
 }
 

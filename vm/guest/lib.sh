@@ -59,9 +59,9 @@ stat_col() {
 		$1 == c && $2 == 0 { print $col[k] }' $STATS
 }
 
-# periods: how many control periods the module has run (stats header)
+# periods: how many folds the module has run (stats header)
 periods() {
-	kv periods "$(head -n 1 $STATS)"
+	kv folds "$(head -n 1 $STATS)"
 }
 
 # wait_periods N: wait until N more periods have run, so that what ran
@@ -90,11 +90,42 @@ stream_col() {
 		END { print v }' "${3:-$STATS}"
 }
 
-# trace_orders FILE INO: the new= orders of afa_order_change events of the
-# stream of inode INO in a trace-cmd report, in order, one per line
+# trace_orders FILE INO: the new_order= orders of afa_order_change events
+# of the stream of inode INO in a trace-cmd report, in order, one per line
 trace_orders() {
 	awk -v ino="ino=$2" '/afa_order_change/ && $0 ~ " " ino " " {
-		for (i = 1; i <= NF; i++) if ($i ~ /^new=/) print substr($i, 5) }' "$1"
+		for (i = 1; i <= NF; i++) if ($i ~ /^new_order=/) print substr($i, 11) }' "$1"
+}
+
+# stream_rows INO CLASS: how many stream rows the file of inode INO has in
+# class CLASS
+stream_rows() {
+	awk -v ino="$1" -v cl="$2" '
+		$1 == "stream" { for (i = 1; i <= NF; i++) col[$i] = i; on = 1; next }
+		on && $col["ino"] == ino && $col["class"] == cl { n++ }
+		END { print n + 0 }' $STATS
+}
+
+# stream_class_col INO CLASS COLUMN: a column of that file's row in CLASS
+stream_class_col() {
+	awk -v ino="$1" -v cl="$2" -v k="$3" '
+		$1 == "stream" { for (i = 1; i <= NF; i++) col[$i] = i; on = 1; next }
+		on && $col["ino"] == ino && $col["class"] == cl { v = $col[k] }
+		END { print v }' $STATS
+}
+
+# make_sparse PATH: a 1 GiB file with one cached page per 2 MiB
+make_sparse() {
+	if [ ! -f "$1" ]; then
+		truncate -s 1G "$1"
+		i=0
+		while [ $i -lt 512 ]; do
+			dd if=/dev/zero of="$1" bs=4096 count=1 seek=$((i * 512)) \
+				conv=notrunc status=none
+			i=$((i + 1))
+		done
+	fi
+	afa-work -p stride "$1" >/dev/null
 }
 
 ino() {

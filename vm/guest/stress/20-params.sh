@@ -48,19 +48,12 @@ function law_ok(p,   m) {
 		return 0
 	if (!p["max_step"] || p["max_step"] > 9)
 		return 0
-	if (!p["setpoint"] || p["setpoint"] >= 1024)
-		return 0
-	m = p["setpoint"] < 1024 - p["setpoint"] ? p["setpoint"] : 1024 - p["setpoint"]
-	if (p["deadband"] >= m)
-		return 0
-	if (p["hysteresis"] >= 512)
+	if (p["deadband"] >= 512 || p["hysteresis"] >= 512)
 		return 0
 	if (p["kp"] > 16384 || p["ki"] > 16384 || p["kd"] > 16384 ||
 	    (!p["kp"] && !p["ki"]))
 		return 0
 	if (p["ewma_shift"] > 16 || !p["min_samples"])
-		return 0
-	if (p["probe_periods"] > 65535)
 		return 0
 	return 1
 }
@@ -211,11 +204,11 @@ BEGIN {
 		cls[i - 1] = t[i]
 		bit[i - 1] = i == 1 ? 1 : bit[i - 2] * 2
 	}
-	split("kp ki kd setpoint deadband hysteresis ewma_shift min_samples min_order max_order max_step probe_periods ref_faults_per_s", t, " ")
+	split("kp ki kd deadband hysteresis ewma_shift min_samples min_order max_order max_step", t, " ")
 	for (i in t)
 		law[t[i]] = 1
 	# individually valid ranges, and how far random values go
-	split("kp 0 16384 16384|ki 0 16384 16384|kd 0 16384 16384|setpoint 1 1023 1023|deadband 0 1023 600|hysteresis 0 511 600|ewma_shift 0 16 17|min_samples 1 4294967295 64|min_order 0 9 10|max_order 0 9 10|max_step 1 9 10|probe_periods 0 65535 100|ref_faults_per_s 0 4294967295 100000|period_ms 10 60000 500|sample_every 1 65536 64|initial_order 0 9 10", t, "|")
+	split("kp 0 16384 16384|ki 0 16384 16384|kd 0 16384 16384|deadband 0 511 600|hysteresis 0 511 600|ewma_shift 0 16 17|min_samples 1 4294967295 64|min_order 0 9 10|max_order 0 9 10|max_step 1 9 10|period_ms 10 60000 500|sample_every 1 65536 64|page_price_ns 0 1048576 2000000|initial_order 0 9 10", t, "|")
 	for (i in t) {
 		split(t[i], f, " ")
 		lo[f[1]] = f[2] + 0; hi[f[1]] = f[3] + 0; span[f[1]] = f[4] + 0
@@ -297,11 +290,10 @@ want=$(awk -v k="$done_chunks" '$1 == k { print $2 }' /tmp/pw.expect)
 [ "$got" = "$want" ] || { echo "stress: params: got:"; echo "$got"; echo "model:"; echo "$want"; }
 check "params: the parameters are what the model says after the writes" test "$got" = "$want"
 p() { cat $PDIR/$1; }
-sp=$(p setpoint)
 db=$(p deadband)
-check "params: consistent: min_order $(p min_order) <= max_order $(p max_order) <= 9, setpoint $sp +- deadband $db inside (0, 1024), hysteresis $(p hysteresis) < 512, kp $(p kp) or ki $(p ki) non-zero" \
+check "params: consistent: min_order $(p min_order) <= max_order $(p max_order) <= 9, deadband $db < 512, hysteresis $(p hysteresis) < 512, kp $(p kp) or ki $(p ki) non-zero" \
 	test "$(p min_order)" -le "$(p max_order)" -a "$(p max_order)" -le 9 \
-	-a "$db" -lt "$sp" -a $((sp + db)) -lt 1024 -a "$(p hysteresis)" -lt 512 \
+	-a "$db" -lt 512 -a "$(p hysteresis)" -lt 512 \
 	-a $(($(p kp) + $(p ki))) -gt 0
 
 # the log: the module's rejected lines are rate-limited (printk's

@@ -37,8 +37,6 @@ stats_sane >/tmp/sane.out
 r=$?
 cat /tmp/sane.out
 check "race: stats sane after the races at period_ms=10" test $r = 0
-lost=$(lost_total)
-check "race: windows lost to the races are counted ($lost lost)" test "$lost" -gt 0
 rmmod_retry
 
 modprobe autofaultaround sample_every=1
@@ -50,9 +48,7 @@ wait_periods 2
 stats_sane >/tmp/sane.out
 r=$?
 cat /tmp/sane.out
-lost=$(lost_total)
-check "race: stats sane after the races at period_ms=200, lost counted ($lost)" \
-	test $r = 0 -a "$lost" -gt 0
+check "race: stats sane after the races at period_ms=200" test $r = 0
 rmmod_retry
 
 # kills and reloads: afa-race dies with SIGKILL in the middle of its

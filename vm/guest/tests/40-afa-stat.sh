@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # afa-stat (issue 6): one-line errors and distinct exit codes without the
-# module, debugfs or root; its table and JSON agree with the stats file;
-# --from-trace lists the orders of a trace-cmd report.
+# module, debugfs or root; its header, costs, tables and JSON agree with
+# the stats file, whose streams are files (dev:ino); --from-trace lists
+# the orders of a trace-cmd report, by class state or file.
 . /guest/lib.sh
 
 f=/mnt/seq64
@@ -28,25 +29,48 @@ one_error() {
 		[ "$(echo "$err" | wc -l)" = 1 ]
 }
 
-# tsum FILE CLASS COLUMN: a column of CLASS summed over its domains, by the
-# name in the class header row, from a stats file or afa-stat's output
+# tsum FILE COLUMN: a column of the class table summed over all its rows,
+# by the name in its header row, from a stats file or afa-stat's output
 tsum() {
-	awk -v c="$2" -v k="$3" '
-		$1 == "class" { for (i = 1; i <= NF; i++) col[$i] = i }
-		$1 == c { s += $col[k]; n++ }
+	awk -v k="$2" '
+		$1 == "class" { for (i = 1; i <= NF; i++) col[$i] = i; on = 1; next }
+		/^#/ { on = 0 }
+		on { s += $col[k]; n++ }
 		END { if (n) print s }' "$1"
 }
 
-# class_rows FILE: "class node" of every class row, sorted
+# class_rows FILE: "class node core" of every class row, sorted
 class_rows() {
-	awk '$1 == "class" { on = 1; next } /^#/ { on = 0 } on { print $1, $2 }' "$1" | sort
+	awk '$1 == "class" { for (i = 1; i <= NF; i++) col[$i] = i; on = 1; next }
+		/^#/ { on = 0 }
+		on { print $col["class"], $col["node"], $col["core"] }' "$1" | sort
+}
+
+# stream_rows FILE: how many rows the stream table of FILE has
+stream_rows() {
+	awk '$1 == "stream" { on = 1; next } on && !/^#/ { n++ } END { print n + 0 }' "$1"
+}
+
+# fcol FILE CLASS DEV INO COLUMN: a column of the stream of the file DEV:INO
+# in CLASS, by the name in the stream header row; empty if there is none
+fcol() {
+	awk -v c="$2" -v d="$3" -v ino="$4" -v k="$5" '
+		$1 == "stream" { for (i = 1; i <= NF; i++) col[$i] = i; on = 1; next }
+		on && $col["class"] == c && $col["dev"] == d && $col["ino"] == ino { v = $col[k] }
+		END { print v }' "$1"
+}
+
+# devno PATH: the device of PATH as the module shows it, major:minor
+devno() {
+	d=$(stat -c %d "$1")
+	echo "$(((d >> 8) & 0xfff)):$(((d & 0xff) | ((d >> 12) & 0xfff00)))"
 }
 
 # jcol FILE MATCH KEY: KEY of the objects in afa-stat's JSON that contain
 # MATCH, one per line: '{"class":"shared",' are the rows of class shared
-# (a stream's object starts with "stream")
+# (a stream's object starts with "stream"), '"costs":{' the costs
 jcol() {
-	grep -o '{[^{}]*}' "$1" | grep -F "$2" | grep -o "\"$3\":[^,}]*" | cut -d: -f2
+	grep -o '"*[a-z]*"*:*{[^{}]*}' "$1" | grep -F "$2" | grep -o "\"$3\":[^,}]*" | cut -d: -f2
 }
 
 # json_ok FILE: FILE holds exactly one JSON value (a validating parser
@@ -172,25 +196,38 @@ echo "no module: exit $rc: $err"
 check "without the module: exit 3 and one line saying to modprobe (got $rc)" \
 	one_error 3 "modprobe autofaultaround"
 
-modprobe autofaultaround period_ms=50 sample_every=1
+modprobe autofaultaround period_ms=50 sample_every=8
 afa-work -S -p seq -n 3 -H 100 $f >/dev/null
-sleep 0.3
+wait_periods 2
+dev=$(devno $f)
+fino=$(ino $f)
 cat $STATS >/tmp/stats.txt
+cat /tmp/stats.txt
 run_stat afa-stat
 cp /tmp/afa-stat.out /tmp/afa-stat.txt
 cat /tmp/afa-stat.txt
-sf=$(tsum /tmp/stats.txt shared faults)
-af=$(tsum /tmp/afa-stat.txt shared faults)
 check "afa-stat exits 0 with nothing on stderr (got $rc)" test "$rc" = 0 -a -z "$err"
-check "afa-stat: class shared has the stats file's faults ($af vs $sf)" \
-	test -n "$sf" -a "$sf" -gt 0 -a "$af" = "$sf"
-check "afa-stat: one row per class and node, as in the stats file" \
-	test "$(class_rows /tmp/afa-stat.txt)" = "$(class_rows /tmp/stats.txt)"
-so=$(stream_col "$(ino $f)" order /tmp/stats.txt)
-ao=$(stream_col "$(ino $f)" order /tmp/afa-stat.txt)
-check "afa-stat: the stream of $f has the stats file's order ($ao vs $so)" \
-	test -n "$so" -a "$ao" = "$so"
-afa-stat -f /tmp/stats.txt >/tmp/afa-stat-f1.txt
+check "afa-stat: one row per class and domain (node, core), as in the stats file" \
+	test -n "$(class_rows /tmp/stats.txt)" -a \
+	"$(class_rows /tmp/afa-stat.txt)" = "$(class_rows /tmp/stats.txt)"
+so=$(fcol /tmp/stats.txt shared $dev $fino order)
+sf=$(fcol /tmp/stats.txt shared $dev $fino faults)
+ao=$(fcol /tmp/afa-stat.txt shared $dev $fino order)
+af=$(fcol /tmp/afa-stat.txt shared $dev $fino faults)
+check "afa-stat: the stream of $f ($dev ino $fino, shared) has the stats file's order and faults ($ao $af vs $so $sf)" \
+	test -n "$so" -a "${sf:-0}" -gt 0 -a "$ao" = "$so" -a "$af" = "$sf"
+check "afa-stat: a '# costs:' line of four fields" \
+	grep -qE '^# costs: fault_ns=[0-9]+ page_ns=[0-9]+ measured=[01] page_price_ns=0$' /tmp/afa-stat.txt
+run_stat afa-stat -f /tmp/stats.txt
+echo "$out" >/tmp/afa-stat-f1.txt
+st=$(tsum /tmp/stats.txt faults)
+at=$(tsum /tmp/afa-stat-f1.txt faults)
+check "afa-stat -f: the classes' faults add up as in the stats file ($at vs $st)" \
+	test -n "$st" -a "${st:-0}" -gt 0 -a "$at" = "$st"
+check "afa-stat -f: the header, costs and streams lines of the stats file, unchanged" \
+	test "$(grep '^#' /tmp/afa-stat-f1.txt)" = "$(grep '^#' /tmp/stats.txt)"
+check "afa-stat -f: as many stream rows as the stats file ($(stream_rows /tmp/stats.txt))" \
+	test "$(stream_rows /tmp/afa-stat-f1.txt)" = "$(stream_rows /tmp/stats.txt)"
 afa-stat -f /tmp/afa-stat-f1.txt >/tmp/afa-stat-f2.txt
 check "afa-stat -f reads its own output back to the same table" \
 	cmp -s /tmp/afa-stat-f1.txt /tmp/afa-stat-f2.txt
@@ -198,24 +235,35 @@ check "afa-stat -f reads its own output back to the same table" \
 # JSON of the same saved figures, and live
 run_stat afa-stat --json -f /tmp/stats.txt
 echo "$out" >/tmp/afa-stat.json
-head -c 300 /tmp/afa-stat.json; echo
+head -c 400 /tmp/afa-stat.json; echo
 check "afa-stat --json exits 0 and prints one line (got $rc)" \
 	test "$rc" = 0 -a "$(wc -l </tmp/afa-stat.json)" = 1
 check "afa-stat --json prints valid JSON" json_ok /tmp/afa-stat.json
-jf=$(jcol /tmp/afa-stat.json '{"class":"shared",' faults | awk '{ s += $1 } END { print s }')
-check "afa-stat --json: class shared has the stats file's faults ($jf vs $sf)" \
-	test -n "$sf" -a "$sf" -gt 0 -a "$jf" = "$sf"
-jo=$(jcol /tmp/afa-stat.json "\"ino\":$(ino $f)," order | tail -n 1)
-check "afa-stat --json: the stream of $f has the stats file's order ($jo vs $so)" \
-	test "$jo" = "$so"
-check "afa-stat --json: header fields period_ms=50 and sample_every=1" \
-	grep -q '"period_ms":50,.*"sample_every":1,' /tmp/afa-stat.json
+jt=$(jcol /tmp/afa-stat.json '{"class":' faults | awk '{ s += $1 } END { print s }')
+check "afa-stat --json: the classes' faults add up as in the stats file ($jt vs $st)" \
+	test -n "$st" -a "$jt" = "$st"
+jo=$(jcol /tmp/afa-stat.json "\"class\":\"shared\",\"dev\":\"$dev\",\"ino\":$fino," order)
+jf=$(jcol /tmp/afa-stat.json "\"class\":\"shared\",\"dev\":\"$dev\",\"ino\":$fino," faults)
+check "afa-stat --json: the stream of $f has the stats file's order and faults ($jo $jf vs $so $sf)" \
+	test -n "$so" -a "$jo" = "$so" -a "$jf" = "$sf"
+check "afa-stat --json: header fields period_ms=50 and sample_every=8" \
+	grep -q '"period_ms":50,"sample_every":8,' /tmp/afa-stat.json
+sfn=$(kv fault_ns "$(grep '^# costs:' /tmp/stats.txt)")
+jfn=$(jcol /tmp/afa-stat.json '"costs":{' fault_ns)
+check "afa-stat --json: a costs object with the stats file's fault_ns ($jfn vs $sfn)" \
+	test -n "$sfn" -a "$jfn" = "$sfn"
 check "afa-stat --json: as many classes objects as class rows" \
 	test "$(grep -o '"classes":\[[^]]*\]' /tmp/afa-stat.json | grep -o '{' | wc -l)" = \
 	"$(class_rows /tmp/stats.txt | wc -l)"
+check "afa-stat --json: as many streams objects as stream rows" \
+	test "$(grep -o '{"stream":' /tmp/afa-stat.json | wc -l)" = "$(stream_rows /tmp/stats.txt)"
+echo 100 >/sys/module/autofaultaround/parameters/page_price_ns
 run_stat afa-stat --json
 echo "$out" >/tmp/afa-stat.json
+echo 0 >/sys/module/autofaultaround/parameters/page_price_ns
 check "afa-stat --json from debugfs is valid JSON" json_ok /tmp/afa-stat.json
+check "afa-stat --json from debugfs: page_price_ns=100 as just set, in costs" \
+	test "$(jcol /tmp/afa-stat.json '"costs":{' page_price_ns)" = 100
 
 # --watch: one JSON line per refresh, no screen control codes into a pipe
 afa-stat --watch 0.2 --json >/tmp/afa-stat-w.json &
@@ -267,11 +315,12 @@ check "debugfs mounted again: afa-stat reads the stats (exit $rc)" test "$rc" = 
 # --from-trace: the events of a short run, against an awk reading of them;
 # a fresh module, so that the stream of $f is new and climbs
 rmmod autofaultaround
-modprobe autofaultaround period_ms=50 sample_every=1
+modprobe autofaultaround period_ms=50 sample_every=8
 trace-cmd record -q -e autofaultaround:afa_order_change \
 	-e autofaultaround:afa_stream -o /tmp/afa-stat.dat \
 	afa-work -S -p seq -n 6 -H 100 $f >/dev/null
 trace-cmd report -i /tmp/afa-stat.dat 2>/dev/null >/tmp/afa-stat-trace.txt
+cat $STATS >/tmp/stats.txt
 grep -E 'afa_order_change:|afa_stream:' /tmp/afa-stat-trace.txt | head -n 3
 run_stat afa-stat --from-trace /tmp/afa-stat-trace.txt
 echo "$out" | head -n 12
@@ -287,19 +336,38 @@ awk '{
 		split($i, kv, "=")
 		v[kv[1]] = kv[2]
 	}
-	print substr($(e - 1), 1, length($(e - 1)) - 1), v["class"], v["node"],
-		v["pid"], v["ino"], $e == "afa_stream:" ? v["order"] : v["new"]
+	stream = $e == "afa_stream:"
+	if (v["slot"] == -1)
+		v["slot"] = v["dev"] = v["ino"] = "-"
+	else
+		v["node"] = v["core"] = "-"
+	print substr($(e - 1), 1, length($(e - 1)) - 1), v["class"], v["slot"],
+		v["node"], v["core"], v["dev"], v["ino"],
+		stream ? v["order"] : v["new_order"], stream ? v["event"] : v["reason"]
 }' /tmp/afa-stat-trace.txt >/tmp/afa-stat-want.txt
 n=$(wc -l </tmp/afa-stat-orders.txt)
-ns=$(awk -v i="$(ino $f)" '$5 == i' /tmp/afa-stat-orders.txt | wc -l)
+awk -v d="$dev" -v i="$fino" '$2 == "shared" && $6 == d && $7 == i' \
+	/tmp/afa-stat-orders.txt >/tmp/afa-stat-file.txt
+cat /tmp/afa-stat-file.txt
+ns=$(wc -l </tmp/afa-stat-file.txt)
 check "afa-stat --from-trace exits 0 (got $rc: $err)" test "$rc" = 0
 check "afa-stat --from-trace: one line per event, as the report has them ($n lines)" \
 	cmp -s /tmp/afa-stat-orders.txt /tmp/afa-stat-want.txt
-check "afa-stat --from-trace: the stream of $f has its orders listed ($ns lines)" \
-	test "$ns" -ge 2
-check "afa-stat --from-trace: columns are time class node pid ino order" \
-	awk 'NF != 6 || $1 !~ /^[0-9]+\.[0-9]+$/ || $6 !~ /^[0-9]+$/ { bad = 1 }
+check "afa-stat --from-trace: the columns are time class slot node core dev ino order event" \
+	test "$(echo "$out" | head -n 1)" = "# time class slot node core dev ino order event"
+check "afa-stat --from-trace: each line a class state (slot -, a domain) or a stream (a slot, a file)" \
+	awk '$1 !~ /^[0-9]+\.[0-9]+$/ || $8 !~ /^[0-9]+$/ || NF != 9 ||
+		$9 !~ /^(grow|shrink|added|evicted)$/ { bad = 1 }
+		$3 == "-" && ($4 == "-" || $5 == "-" || $6 != "-" || $7 != "-") { bad = 1 }
+		$3 != "-" && ($3 !~ /^[0-9]+$/ || $4 != "-" || $5 != "-" || $6 !~ /:/) { bad = 1 }
 		END { exit bad || !NR }' /tmp/afa-stat-orders.txt
+check "afa-stat --from-trace: the stream of $f is added, then grows ($ns lines)" \
+	awk 'NR == 1 { first = $9; o = $8 } $9 == "grow" { g++ }
+		END { exit first != "added" || !g || $8 <= o }' /tmp/afa-stat-file.txt
+to=$(tail -n 1 /tmp/afa-stat-file.txt | cut -d' ' -f8)
+so=$(fcol /tmp/stats.txt shared $dev $fino order)
+check "afa-stat --from-trace: the last order of $f's stream is the stats file's ($to vs $so)" \
+	test -n "$so" -a "$to" = "$so"
 run_stat afa-stat --from-trace /tmp/afa-stat.dat
 check "afa-stat --from-trace on trace.dat: exit 1, says to run trace-cmd report (got $rc)" \
 	one_error 1 "trace-cmd report"

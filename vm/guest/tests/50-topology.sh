@@ -32,12 +32,39 @@ wait_periods 2
 got=$(awk -v n="$lnode" '$1 == "class" { for (i = 1; i <= NF; i++) col[$i] = i }
 	$1 == "shared" && $2 == n { print $col["faults"] }' $STATS)
 echo "shared faults in node $lnode after a run pinned to CPU $last: $got"
-check "faults count in the domain of the faulting CPU (node $lnode: $got >= 1024)" \
-	test "${got:-0}" -ge 1024
+# the file's faults count in its class until it has a stream of its own
+check "faults count in the domain of the faulting CPU (node $lnode: $got >= 1)" \
+	test "${got:-0}" -ge 1
+
+# folds run only while there are faults: an idle machine is left idle.
+# The commands of the check itself (sleep, head) fault and wake the
+# worker a few times; what must not happen is folds that grow with the
+# idle time (this module's 50 ms period would add 120 over 6 s).
+idle_folds() {
+	a=$(periods)
+	sleep "$1"
+	b=$(periods)
+	echo $((b - a))
+}
+sleep 1
+short=$(idle_folds 1)
+long=$(idle_folds 7)
+check "an idle machine is left idle: $short folds around 1 idle second, $long around 7 (at most 3 more)" \
+	test "$long" -le $((short + 3))
+
+# a light fault load for the recordings below: the worker runs only then
+cat >/tmp/faulting.sh <<EOS
+i=0
+while [ \$i -lt 15 ]; do
+	afa-work -p stride -s 65536 $f >/dev/null
+	sleep 0.07
+	i=\$((i + 1))
+done
+EOS
 
 # the work lands on an idle core: with the machine idle, the pick is an
 # idle core (or the previous CPU, still idle) and never the fallback
-trace-cmd record -q -e autofaultaround:afa_work_cpu -o /tmp/work.dat sleep 1 >/dev/null
+trace-cmd record -q -e autofaultaround:afa_work_cpu -o /tmp/work.dat sh /tmp/faulting.sh >/dev/null
 trace-cmd report -i /tmp/work.dat 2>/dev/null >/tmp/work.txt
 n=$(grep -c 'afa_work_cpu:' /tmp/work.txt)
 idle=$(grep -c 'reason=\(idle_core\|previous\)' /tmp/work.txt)
@@ -52,7 +79,7 @@ if [ "$(echo "$smt" | tr ',-' '  ' | wc -w)" -ge 2 ] && [ "$ncpu" -ge 4 ]; then
 		taskset -c "$c" sh -c 'while :; do :; done' &
 	done
 	sleep 0.3
-	trace-cmd record -q -e autofaultaround:afa_work_cpu -o /tmp/core.dat sleep 1 >/dev/null
+	trace-cmd record -q -e autofaultaround:afa_work_cpu -o /tmp/core.dat sh /tmp/faulting.sh >/dev/null
 	kill $(jobs -p) 2>/dev/null
 	wait 2>/dev/null
 	trace-cmd report -i /tmp/core.dat 2>/dev/null >/tmp/core.txt
@@ -70,7 +97,7 @@ for i in $(seq 1 "$ncpu"); do
 	(while :; do :; done) &
 done
 sleep 0.3
-trace-cmd record -q -e autofaultaround:afa_work_cpu -o /tmp/busy.dat sleep 1 >/dev/null
+trace-cmd record -q -e autofaultaround:afa_work_cpu -o /tmp/busy.dat sh /tmp/faulting.sh >/dev/null
 kill $(jobs -p) 2>/dev/null
 wait 2>/dev/null
 trace-cmd report -i /tmp/busy.dat 2>/dev/null >/tmp/busy.txt

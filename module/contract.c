@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The kernel contract the actuator relies on, guarded.  Rewriting
+ * filemap_map_pages(vmf, start_pgoff, end_pgoff)'s window is safe only
+ * while (mm/filemap.c and mm/memory.c, 6.1 to 6.12):
+ *
+ *  - its only caller is do_fault_around(), which computes the window as
+ *    window.c does, around vmf->pgoff, inside the VMA and one PTE table;
+ *  - it derives the PTE pointer linearly from start_pgoff and never maps
+ *    past end_pgoff, and keys its PMD path off vmf->address.
+ *
+ * So: the actuator acts only on kernel releases whose contract was read
+ * and tested (the list below); every call checks that the kernel's own
+ * window is one do_fault_around() can give, and the window written is
+ * checked by afa_window_sane() first.  One mismatch in a fold stops all
+ * rewriting until the module is reloaded, with one log line: the module
+ * goes on observing.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/moduleparam.h>
+#include <linux/printk.h>
+#include <linux/utsname.h>
+#include <linux/version.h>
+#include "afa.h"
+#include "window.h"
+
+/*
+ * Releases whose filemap_map_pages() and do_fault_around() were read and
+ * whose window rewriting passes the VM suite: Debian 12's 6.1, and 6.12
+ * (Debian 12 and 13).  6.18 and later map a large folio whole whatever
+ * the window says; releases in between are not tested.
+ */
+static const struct {
+	unsigned int from, to;	/* KERNEL_VERSION() range, to exclusive */
+} afa_contract_known[] = {
+	{ KERNEL_VERSION(6, 1, 0), KERNEL_VERSION(6, 2, 0) },
+	{ KERNEL_VERSION(6, 12, 0), KERNEL_VERSION(6, 13, 0) },
+};
+
+/*
+ * Test knob: when set, every kernel window counts as a mismatch, so that
+ * the VM suite can see the module fall back to observing.
+ */
+bool afa_contract_test;
+module_param_named(test_contract_mismatch, afa_contract_test, bool, 0644);
+MODULE_PARM_DESC(test_contract_mismatch,
+		 "Testing only: treat every kernel window as breaking the contract (0)");
+
+static bool afa_contract_broken;
+
+/**
+ * afa_contract_init() - is the running kernel's contract known?
+ *
+ * Return: true when the module may rewrite windows on this kernel; logs
+ * one line when it may not.
+ */
+bool afa_contract_init(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(afa_contract_known); i++)
+		if (LINUX_VERSION_CODE >= afa_contract_known[i].from &&
+		    LINUX_VERSION_CODE < afa_contract_known[i].to)
+			return true;
+	pr_info("kernel %s: the filemap_map_pages() window contract is known for 6.1 and 6.12 only; observing, not setting windows\n",
+		init_utsname()->release);
+	return false;
+}
+
+/**
+ * afa_kernel_window_ok() - could do_fault_around() have asked for this?
+ * @pos:	the fault
+ * @start:	first page of the kernel's window
+ * @end:	last page of the kernel's window
+ *
+ * Fault path.  The kernel's order is not known exactly (the window may be
+ * clamped), so any order that gives the same window will do: its own
+ * size rounded up first, the cheap case, then the others.
+ *
+ * Return: true when some order's window is exactly [@start, @end].
+ */
+bool afa_kernel_window_ok(const struct afa_fault_pos *pos, u64 start,
+			  u64 end)
+{
+	unsigned int order, guess;
+	u64 s, e;
+
+	if (unlikely(READ_ONCE(afa_contract_test)) || start > end)
+		return false;
+	guess = order_base_2(end - start + 1);
+	afa_window(pos, guess, &s, &e);
+	if (s == start && e == end)
+		return true;
+	for (order = 0; order <= AFA_ORDER_MAX; order++) {
+		afa_window(pos, order, &s, &e);
+		if (s == start && e == end)
+			return true;
+	}
+	return false;
+}
+
+/**
+ * afa_contract_fold() - stop rewriting after a contract mismatch
+ * @mismatches:	kernel windows in the fold that no order explains
+ *
+ * Period worker.
+ */
+void afa_contract_fold(u32 mismatches)
+{
+	if (!mismatches || afa_contract_broken)
+		return;
+	afa_contract_broken = true;
+	WRITE_ONCE(afa_limits.act, false);
+	pr_warn("%u kernel fault-around windows do not match do_fault_around() as this module knows it: observing, not setting windows, until reloaded\n",
+		mismatches);
+}

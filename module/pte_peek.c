@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * One lockless PTE read, the module's only look at page tables: is a
+ * page next to the fault mapped already?  The growth test of probe.c asks
+ * it about the page a window twice as large would add.
+ *
+ * It mirrors __pte_offset_map() of mm/pgtable-generic.c (6.12), which a
+ * module cannot call: read the PMD once with pmdp_get_lockless(), give up
+ * on none, huge or bad, then read the PTE through that PMD value.  It
+ * never locks, never writes, and reads only inside the page table of the
+ * fault, which filemap_map_pages() is about to lock and fill anyway.
+ *
+ * Why the table cannot go away under it: the probe runs inside
+ * do_fault_around()'s rcu_read_lock(), and a PTE table that khugepaged
+ * retracts while the fault holds only the VMA lock is freed after an RCU
+ * grace period (pte_free_defer()); on 6.1, which has no such path, the
+ * fault holds mmap_lock, which retraction takes for writing.  A PMD that
+ * changes after it was read (collapse, zap) only makes the answer stale:
+ * it is a statistic, and the law tolerates noise.
+ */
+#include <linux/mm.h>
+#include <linux/pgtable.h>
+#include "afa.h"
+#include "compat.h"
+
+/**
+ * afa_pte_mapped() - is @addr mapped in the page table of @vmf's fault?
+ * @vmf:	the fault in progress, from filemap_map_pages()'s arguments
+ * @addr:	a user address in the same PMD as @vmf->address
+ *
+ * Return: true when its PTE is present; false also when there is no PTE
+ * table yet, the PMD is huge, or @addr lies in another table.
+ */
+bool afa_pte_mapped(struct vm_fault *vmf, unsigned long addr)
+{
+	pmd_t pmdval;
+
+	/* HIGHPTE tables need kmap_local(), which is not for this path. */
+	if (IS_ENABLED(CONFIG_HIGHPTE) || !vmf->pmd ||
+	    (addr & PMD_MASK) != (vmf->address & PMD_MASK))
+		return false;
+	pmdval = pmdp_get_lockless(vmf->pmd);
+	if (pmd_none(pmdval) || !pmd_present(pmdval) || pmd_leaf(pmdval) ||
+	    pmd_bad(pmdval))
+		return false;
+	return pte_present(ptep_get(pte_offset_kernel(&pmdval, addr)));
+}

@@ -1,0 +1,81 @@
+# SPDX-License-Identifier: GPL-2.0
+# Learning per file, from short lives (issue 12, item 6): every workload
+# is a fresh process that maps a file, touches it and exits; nothing
+# holds a mapping or sleeps for the module.  Expectations are on fault
+# counts and on the stream table, never on time.
+. /guest/lib.sh
+
+seq=/mnt/seq64
+sparse=/mnt/sparse1g
+exe=/mnt/afa-exec-learn
+make_file $seq 64
+make_sparse $sparse
+cp /usr/bin/afa-exec $exe
+cat $exe >/dev/null
+
+modprobe autofaultaround
+# Three fresh sequential scans, each a process of its own.
+for i in 1 2 3; do
+	afa-work -p seq $seq >/tmp/seq.$i
+done
+wait_periods 1
+order=$(stream_class_col "$(ino $seq)" rodata order)
+echo "seq: after three processes the file's stream is at order $order; faults $(kv minflt "$(cat /tmp/seq.1)") $(kv minflt "$(cat /tmp/seq.2)") $(kv minflt "$(cat /tmp/seq.3)")"
+check "seq: the file has one stream, learned across processes (order $order)" \
+	test "$(stream_rows "$(ino $seq)" rodata)" = 1 -a -n "$order"
+check "seq: three short processes take the window to order 5 or more ($order)" \
+	test "${order:-0}" -ge 5
+# The fourth maps at the learned window from its first fault: its faults
+# are those of that order, plus trials (at most one fault in four).
+out=$(afa-work -p seq $seq)
+flt=$(kv minflt "$out")
+want=$((16384 >> order))
+echo "seq: fourth process $flt faults, order $order alone gives $want"
+check "seq: a fourth process starts at the learned window ($flt faults <= 4/3 * $want + 16)" \
+	test "$flt" -le $((want * 4 / 3 + 16))
+check "seq: ... and takes fewer faults than the kernel default's 4097 ($flt)" \
+	test "$flt" -lt 4097
+
+# Meanwhile a sparse reader of another file of the same class (rodata)
+# learns the opposite, and does not disturb the scan's stream.
+for i in 1 2 3; do
+	afa-work -p stride $sparse >/dev/null
+done
+wait_periods 1
+sorder=$(stream_class_col "$(ino $sparse)" rodata order)
+out=$(afa-work -p stride $sparse)
+flt=$(kv minflt "$out")
+echo "sparse: stream order $sorder, fourth process $flt faults"
+check "sparse: the other file of the class goes to order 0 ($sorder)" \
+	test "$sorder" = 0
+check "sparse: a fourth process maps one page per fault (513 +-4 faults, got $flt)" \
+	within "$flt" 513 4
+check "sparse: the scan's stream keeps its window (order $(stream_class_col "$(ino $seq)" rodata order) >= 5)" \
+	test "$(stream_class_col "$(ino $seq)" rodata order)" -ge 5
+
+# Exec: the second exec of a binary starts from the window the first
+# learned: one stream for its text, whose state the second run continues.
+afa-exec -c 1 -n 1 $exe >/dev/null
+wait_periods 1
+xorder=$(stream_class_col "$(ino $exe)" exec order)
+xfaults=$(stream_class_col "$(ino $exe)" exec faults)
+afa-exec -c 1 -n 1 $exe >/dev/null
+wait_periods 1
+check "exec: one stream for the binary's text across execs ($(stream_rows "$(ino $exe)" exec))" \
+	test "$(stream_rows "$(ino $exe)" exec)" = 1
+x2faults=$(stream_class_col "$(ino $exe)" exec faults)
+echo "exec: order after the first run $xorder, stream faults $xfaults then $x2faults"
+check "exec: the second exec's faults count in the first one's stream ($xfaults -> $x2faults)" \
+	test "${x2faults:-0}" -gt "${xfaults:-0}"
+
+# MADV_RANDOM is a ceiling: a scan with it never gets more than the
+# kernel's 64 KiB window.
+afa-work -a rand -p seq $seq >/dev/null
+afa-work -a rand -p seq $seq >/dev/null
+wait_periods 1
+rorder=$(stream_class_col "$(ino $seq)" rand order)
+check "rand: a MADV_RANDOM scan stays at or below the kernel's order 4 ($rorder)" \
+	test -n "$rorder" -a "${rorder:-9}" -le 4
+
+rmmod autofaultaround
+check "no kernel report after the learning tests" dmesg_clean
