@@ -186,13 +186,32 @@ static const struct kernel_param_ops afa_sample_every_ops = {
 module_param_cb(sample_every, &afa_sample_every_ops, &afa_sample_every, 0644);
 MODULE_PARM_DESC(sample_every, "Sample one read fault in N for usefulness, 1..65536 (8)");
 
+/*
+ * A boolean is exactly one of 0 1 n N y Y, with at most the newline
+ * echo adds: param_set_bool() (kstrtobool()) reads the first character
+ * only, and took "0x" or "1 junk".  A bare "enabled" at load time does
+ * not get here: the ops have no KERNEL_PARAM_OPS_FL_NOARG.
+ */
+static int afa_parse_bool(const char *val, bool *res)
+{
+	size_t len = strlen(val);
+
+	if (len == 2 && val[1] == '\n')
+		len = 1;
+	if (len != 1 || !strchr("01nNyY", val[0]))
+		return -EINVAL;
+	*res = val[0] == '1' || val[0] == 'y' || val[0] == 'Y';
+	return 0;
+}
+
 static int afa_set_enabled(const char *val, const struct kernel_param *kp)
 {
-	bool old = afa_enabled;
+	bool old = afa_enabled, v;
 
-	if (param_set_bool(val, kp))
+	if (afa_parse_bool(val, &v))
 		return afa_reject(kp, val);
-	trace_afa_param(kp->name, old, afa_enabled);
+	WRITE_ONCE(afa_enabled, v);
+	trace_afa_param(kp->name, old, v);
 	return 0;
 }
 
