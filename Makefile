@@ -6,6 +6,7 @@
 #   make demo           boot Debian's kernel in QEMU and show the module at work
 #   make check          run every test that can run here; ends "N passed, N failed"
 #                       (both install the Debian packages they need first, as root)
+#   make deb            the Debian packages autofaultaround-dkms and -tools, in build/deb/
 #   make bench          the seeds' workloads at static windows and with the module,
 #                       in one VM boot; writes docs/benchmarks.md (BENCH_REPS=3: quick)
 #   make deps           install the Debian packages all of this needs (root)
@@ -52,6 +53,22 @@ uninstall:
 
 dkms-test:
 	scripts/dkms-test.sh
+
+# The Debian packages (scripts/deb.sh), and their test: apt install into
+# a bookworm root, DKMS, upgrade, a VM load, purge (root).
+deb:
+	@scripts/deps.sh deb
+	@scripts/deb.sh
+
+deb-test:
+	scripts/deb-test.sh
+
+# Lockdown as Secure Boot sets it, in the VM, on 6.12 and 6.1.
+lockdown-test:
+	scripts/lockdown-test.sh
+
+doc-logs:
+	scripts/doc-logs.sh
 
 cross-ppc64le:
 	scripts/cross-build.sh
@@ -151,7 +168,8 @@ bench-report:
 check:
 	scripts/check.sh
 
-.PHONY: all modules modules-clean clean install uninstall dkms-test cross-ppc64le \
+.PHONY: all modules modules-clean clean install uninstall dkms-test deb deb-test \
+	lockdown-test doc-logs cross-ppc64le \
 	userspace \
 	deps kunit kunit-i386 checkpatch \
 	vm-prereq vmtest vmtest-stress demo demo-run debug-kernel vmtest-debug bench bench-report check

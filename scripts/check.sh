@@ -64,12 +64,15 @@ phase userspace make -s userspace
 phase afa-stat-test userspace/tests/afa-stat-test.sh
 phase kver-test scripts/kver-test.sh
 phase checkpatch scripts/checkpatch.sh
+phase doc-logs scripts/doc-logs.sh
 KNOTE="ppc64le_defconfig of linux-source-$AFA_SRC_SERIES" phase cross-ppc64le scripts/cross-build.sh
 KNOTE="UML, linux-source-$AFA_SRC_SERIES" phase kunit scripts/kunit.sh
 KNOTE="i386, linux-source-$AFA_SRC_SERIES" phase kunit-i386 env AFA_KUNIT_ARCH=i386 scripts/kunit.sh
 KNOTE="$k612 and $k61" phase dkms scripts/dkms-test.sh
+KNOTE="$k612 and $k61 headers in a bookworm root; the VM boots $k612" phase deb-test scripts/deb-test.sh
 KNOTE=$k612 phase vmtest-6.12:vmtest make -s vmtest KVER="$k612"
 KNOTE=$k61 phase vmtest-6.1:vmtest make -s vmtest KVER="$k61"
+KNOTE="$k612 and $k61" phase vmtest-lockdown:vmtest scripts/lockdown-test.sh
 # The debug kernel's run only when that kernel is cached: its cold build
 # and its run do not fit CI's hour (README, docs/testing.md).
 if why=$(scripts/debug-kernel.sh --cached 2>&1 >/dev/null); then
