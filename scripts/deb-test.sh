@@ -26,9 +26,10 @@ base=$AFA_CACHE/deb-root-bookworm
 k612=$("$AFA_TOP/scripts/kver.sh" 6.12)
 k61=$("$AFA_TOP/scripts/kver.sh" 6.1)
 [ -n "$k612" ] && [ -n "$k61" ] || die "no Debian 6.12 or 6.1 kernel with headers installed (make deps)"
-# what the root holds: DKMS (with gcc and make) and those headers; bump
-# the tail when the recipe changes
-recipe="bookworm minbase dkms kmod linux-headers-$k612 linux-headers-$k61 v1"
+# what the root holds: DKMS (with gcc and make), openssl (DKMS makes its
+# signing key with it) and those headers; bump the tail when the recipe
+# changes
+recipe="bookworm minbase dkms kmod openssl linux-headers-$k612 linux-headers-$k61 v2"
 
 # in_root DIR CMD...: run CMD in the root DIR with /proc, /sys and /dev
 in_root() {
@@ -70,7 +71,7 @@ deb $mirror bookworm-updates main
 deb $security bookworm-security main
 EOS
 	in_root "$new" sh -c "apt-get update -q && apt-get install -y -q --no-install-recommends \
-		linux-headers-$k612 linux-headers-$k61 && apt-get clean" >>"$log" 2>&1 ||
+		openssl linux-headers-$k612 linux-headers-$k61 && apt-get clean" >>"$log" 2>&1 ||
 		{ tail -n 20 "$log" >&2; die "installing the headers in the root failed (log: $log)"; }
 	rm -rf "$base"
 	mv "$new" "$base"
@@ -163,10 +164,20 @@ ko_is() {
 	R modinfo -F vermagic "/$ko" | grep -q "^$2 " &&
 		R modinfo -F version "/$ko" | grep -qx "$1"
 }
+# signed_by_dkms KVER: DKMS signed the module with the key it made
+signed_by_dkms() {
+	local ko
+	ko=$(cd "$root" && ls lib/modules/"$1"/updates/dkms/autofaultaround.ko* | head -n 1)
+	R modinfo -F signer "/$ko" | tee /dev/stderr | grep -qx 'DKMS module signing key'
+}
 for k in "$k612" "$k61"; do
 	check "DKMS built and installed $ver for $k" dkms_installed "$ver" "$k"
 	check "/lib/modules/$k/updates/dkms/autofaultaround.ko is version $ver for $k" ko_is "$ver" "$k"
+	check "DKMS signed the module for $k with its own key (signer 'DKMS module signing key')" \
+		signed_by_dkms "$k"
 done
+check "DKMS made its signing key, /var/lib/dkms/mok.key and the certificate mok.pub to enroll" \
+	test -s "$root/var/lib/dkms/mok.key" -a -s "$root/var/lib/dkms/mok.pub"
 check "afa-stat from autofaultaround-tools shows a saved stats file as make check's test expects" \
 	R sh -c "afa-stat -f /tmp/stats-2node.txt >/tmp/out && cmp /tmp/out /tmp/stats-2node.expected"
 check "afa-stat's man page is installed" test -f "$root/usr/share/man/man1/afa-stat.1.gz"
@@ -229,8 +240,9 @@ no_dkms() {
 	! R dkms status -m autofaultaround | grep -q .
 }
 check "after the purge DKMS knows no autofaultaround" no_dkms
-files >"$work/files.after"
-check "the purge leaves no file behind (file lists before install and after purge are equal)" \
+# DKMS's signing key is DKMS's, made on its first build: it stays
+files | grep -v -x -e './var/lib/dkms/mok\.key' -e './var/lib/dkms/mok\.pub' >"$work/files.after"
+check "the purge leaves no file behind (file lists before install and after purge are equal, less DKMS's own signing key)" \
 	diff "$work/files.before" "$work/files.after"
 
 echo "deb-test: $passed passed, $failed failed"
