@@ -5,6 +5,8 @@
 #   make                build module/autofaultaround.ko against KDIR
 #   make demo           boot Debian's kernel in QEMU and show the module at work
 #   make check          run every test that can run here; ends "N passed, N failed"
+#                       (both install the Debian packages they need first, as root)
+#   make deb            the Debian packages autofaultaround-dkms and -tools, in build/deb/
 #   make bench          the seeds' workloads at static windows and with the module,
 #                       in one VM boot; writes docs/benchmarks.md (BENCH_REPS=3: quick)
 #   make deps           install the Debian packages all of this needs (root)
@@ -12,16 +14,23 @@
 #   make vmtest-debug   the VM suites on a debug kernel (KASAN, lockdep, kmemleak),
 #                       built once into the cache (make debug-kernel)
 
-# The Debian kernel the test VM boots: newest installed 6.12 with headers.
-KVER ?= $(shell scripts/kver.sh 6.12)
+# The Debian kernel the test VM boots: the newest installed 6.12 with
+# headers, of the running kernel's flavour, else the generic one (not -rt;
+# KFLAVOUR=rt-amd64 picks that one; scripts/kver.sh).
+KFLAVOUR ?=
+KVER ?= $(shell scripts/kver.sh 6.12 $(KFLAVOUR))
 RUNNING_KDIR := /lib/modules/$(shell uname -r)/build
 KDIR ?= $(if $(wildcard $(RUNNING_KDIR)),$(RUNNING_KDIR),/lib/modules/$(KVER)/build)
 VM_KDIR = /lib/modules/$(KVER)/build
+# The release KDIR's headers are for (6.1's include/config/kernel.release
+# says 6.1.192, not 6.1.0-57-amd64).
+KREL = $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"$$/\1/p' $(KDIR)/include/generated/utsrelease.h 2>/dev/null)
 
 all: modules
 
 modules:
 	@test -d "$(KDIR)" || { echo "no kernel headers at '$(KDIR)': run 'make deps' as root, or pass KDIR=" >&2; exit 1; }
+	@echo "make: building autofaultaround.ko for $(or $(KREL),an unknown release) ($(KDIR))"
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
 modules-clean:
@@ -32,7 +41,7 @@ clean: modules-clean
 	rm -rf build
 
 # Install for the kernel KDIR belongs to (the running one by default).
-INSTALL_KVER = $(shell $(MAKE) -s -C $(KDIR) kernelrelease 2>/dev/null)
+INSTALL_KVER = $(KREL)
 
 install: modules
 	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_DIR=extra modules_install
@@ -44,6 +53,22 @@ uninstall:
 
 dkms-test:
 	scripts/dkms-test.sh
+
+# The Debian packages (scripts/deb.sh), and their test: apt install into
+# a bookworm root, DKMS, upgrade, a VM load, purge (root).
+deb:
+	@scripts/deps.sh deb
+	@scripts/deb.sh
+
+deb-test:
+	scripts/deb-test.sh
+
+# Lockdown as Secure Boot sets it, in the VM, on 6.12 and 6.1.
+lockdown-test:
+	scripts/lockdown-test.sh
+
+doc-logs:
+	scripts/doc-logs.sh
 
 cross-ppc64le:
 	scripts/cross-build.sh
@@ -97,7 +122,14 @@ vmtest-stress:
 	@$(VM_LOCK) sh -c '$(MAKE) --no-print-directory vm-prereq && \
 		AFA_VM_APPEND="$(STRESS_APPEND)" vm/run.sh stress $(KVER)'
 
+# The packages first, in their own step: KVER is only known once the
+# kernel is installed.
 demo:
+	@scripts/deps.sh demo
+	@$(MAKE) --no-print-directory demo-run
+
+demo-run:
+	@echo "demo: the VM boots $(KVER)"
 	@$(VM_LOCK) sh -c '$(MAKE) --no-print-directory vm-prereq && vm/run.sh demo $(KVER)'
 
 # The debug kernel (KASAN, lockdep, atomic sleep, kmemleak, KFENCE): built
@@ -136,7 +168,8 @@ bench-report:
 check:
 	scripts/check.sh
 
-.PHONY: all modules modules-clean clean install uninstall dkms-test cross-ppc64le \
+.PHONY: all modules modules-clean clean install uninstall dkms-test deb deb-test \
+	lockdown-test doc-logs cross-ppc64le \
 	userspace \
 	deps kunit kunit-i386 checkpatch \
-	vm-prereq vmtest vmtest-stress demo debug-kernel vmtest-debug bench bench-report check
+	vm-prereq vmtest vmtest-stress demo demo-run debug-kernel vmtest-debug bench bench-report check

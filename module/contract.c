@@ -18,10 +18,9 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/moduleparam.h>
 #include <linux/printk.h>
 #include <linux/utsname.h>
-#include <linux/version.h>
+#include <linux/kernel.h>
 #include "afa.h"
 #include "window.h"
 
@@ -32,20 +31,14 @@
  * the window says; releases in between are not tested.
  */
 static const struct {
-	unsigned int from, to;	/* KERNEL_VERSION() range, to exclusive */
+	unsigned int major, minor;	/* a release series: 6.1, 6.12 */
 } afa_contract_known[] = {
-	{ KERNEL_VERSION(6, 1, 0), KERNEL_VERSION(6, 2, 0) },
-	{ KERNEL_VERSION(6, 12, 0), KERNEL_VERSION(6, 13, 0) },
+	{ 6, 1 },
+	{ 6, 12 },
 };
 
-/*
- * Test knob: when set, every kernel window counts as a mismatch, so that
- * the VM suite can see the module fall back to observing.
- */
+/* Set by the test_contract_mismatch parameter (params.c). */
 bool afa_contract_test;
-module_param_named(test_contract_mismatch, afa_contract_test, bool, 0644);
-MODULE_PARM_DESC(test_contract_mismatch,
-		 "Testing only: treat every kernel window as breaking the contract (0)");
 
 static bool afa_contract_broken;
 
@@ -57,12 +50,14 @@ static bool afa_contract_broken;
  */
 bool afa_contract_init(void)
 {
-	unsigned int i;
+	unsigned int i, major, minor;
 
-	for (i = 0; i < ARRAY_SIZE(afa_contract_known); i++)
-		if (LINUX_VERSION_CODE >= afa_contract_known[i].from &&
-		    LINUX_VERSION_CODE < afa_contract_known[i].to)
-			return true;
+	/* The running release is the one built for (vermagic). */
+	if (sscanf(init_utsname()->release, "%u.%u", &major, &minor) == 2)
+		for (i = 0; i < ARRAY_SIZE(afa_contract_known); i++)
+			if (major == afa_contract_known[i].major &&
+			    minor == afa_contract_known[i].minor)
+				return true;
 	pr_info("kernel %s: the filemap_map_pages() window contract is known for 6.1 and 6.12 only; observing, not setting windows\n",
 		init_utsname()->release);
 	return false;

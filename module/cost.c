@@ -57,6 +57,7 @@ static struct afa_ctl_costs afa_costs = {
 	.fault_ns = AFA_FAULT_NS_DEFAULT,
 	.page_ns = AFA_PAGE_NS_DEFAULT,
 };
+
 static bool afa_costs_measured;
 static struct address_space *afa_cost_file;
 static u8 afa_cost_order;

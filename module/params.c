@@ -195,23 +195,53 @@ module_param_cb(page_price_ns, &afa_page_price_ns_ops, &afa_page_price_ns,
 		0644);
 MODULE_PARM_DESC(page_price_ns, "Price on memory: ns added to the cost of every page mapped, 0..1048576 (0)");
 
-static int afa_set_enabled(const char *val, const struct kernel_param *kp)
+/*
+ * A boolean is exactly one of 0 1 n N y Y, with at most the newline
+ * echo adds: param_set_bool() (kstrtobool()) reads the first character
+ * only, and took "0x" or "1 junk".  A bare "enabled" at load time does
+ * not get here: the ops have no KERNEL_PARAM_OPS_FL_NOARG.
+ */
+static int afa_parse_bool(const char *val, bool *res)
 {
-	bool old = afa_enabled;
+	size_t len = strlen(val);
 
-	if (param_set_bool(val, kp))
-		return afa_reject(kp, val);
-	trace_afa_param(kp->name, old, afa_enabled);
+	if (len == 2 && val[1] == '\n')
+		len = 1;
+	if (len != 1 || !strchr("01nNyY", val[0]))
+		return -EINVAL;
+	*res = val[0] == '1' || val[0] == 'y' || val[0] == 'Y';
 	return 0;
 }
 
-static const struct kernel_param_ops afa_enabled_ops = {
-	.set = afa_set_enabled,
+/* Every boolean parameter: strict, traced. */
+static int afa_set_bool(const char *val, const struct kernel_param *kp)
+{
+	bool *b = kp->arg, old = *b, v;
+
+	if (afa_parse_bool(val, &v))
+		return afa_reject(kp, val);
+	WRITE_ONCE(*b, v);
+	trace_afa_param(kp->name, old, v);
+	return 0;
+}
+
+static const struct kernel_param_ops afa_bool_ops = {
+	.set = afa_set_bool,
 	.get = param_get_bool,
 };
 
-module_param_cb(enabled, &afa_enabled_ops, &afa_enabled, 0644);
+module_param_cb(enabled, &afa_bool_ops, &afa_enabled, 0644);
 MODULE_PARM_DESC(enabled, "Set the window (1) or only observe (0) (1)");
+
+/*
+ * Test knob of contract.c: when set, every kernel window counts as a
+ * mismatch, so that the VM suite can see the module fall back to
+ * observing.
+ */
+module_param_cb(test_contract_mismatch, &afa_bool_ops, &afa_contract_test,
+		0644);
+MODULE_PARM_DESC(test_contract_mismatch,
+		 "Testing only: treat every kernel window as breaking the contract (0)");
 
 /* Per-class enable: a comma-separated list of class names, all or none. */
 static int afa_parse_classes(char *s, unsigned int *mask)

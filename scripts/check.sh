@@ -9,16 +9,23 @@
 
 cd "$AFA_TOP" || exit 1
 mkdir -p build
+# What is missing first (as root; otherwise it says what to run and stops).
+scripts/deps.sh || exit 1
+k612=$(scripts/kver.sh 6.12)
+k61=$(scripts/kver.sh 6.1)
+echo "check: kernels: 6.12 is ${k612:-missing}, 6.1 is ${k61:-missing} (scripts/kver.sh: the running kernel's flavour, else the generic one; AFA_KFLAVOUR= picks another)"
 passed=0
 failed=0
 summary=()
 
 # phase NAME[:LABEL] COMMAND...: LABEL is what the command's count lines
 # start with, NAME by default.
+#   KNOTE=WHAT phase ...: the kernel the phase uses, in its header and
+#   in the summary.
 phase() {
 	local name=${1%%:*} label=${1#*:} log=build/check-${1%%:*}.log rc line p f
 	shift
-	echo "=== $name: $*"
+	echo "=== $name: $*${KNOTE:+ [kernel: $KNOTE]}"
 	"$@" 2>&1 | tee "$log"
 	rc=${PIPESTATUS[0]}
 	# a phase may print several such lines (one per VM boot): add them up
@@ -35,7 +42,7 @@ phase() {
 	fi
 	passed=$((passed + p))
 	failed=$((failed + f))
-	summary+=("$(printf '%-14s %4d passed, %d failed' "$name" "$p" "$f")")
+	summary+=("$(printf '%-14s %4d passed, %d failed%s' "$name" "$p" "$f" "${KNOTE:+  ($KNOTE)}")")
 }
 
 # The module must build without a single warning at W=1, for 6.12 and 6.1.
@@ -52,20 +59,24 @@ build_w1() {
 	return $rc
 }
 
-phase build-w1 build_w1
+KNOTE="$k612 and $k61 headers" phase build-w1 build_w1
 phase userspace make -s userspace
 phase afa-stat-test userspace/tests/afa-stat-test.sh
+phase kver-test scripts/kver-test.sh
 phase checkpatch scripts/checkpatch.sh
-phase cross-ppc64le scripts/cross-build.sh
-phase kunit scripts/kunit.sh
-phase kunit-i386 env AFA_KUNIT_ARCH=i386 scripts/kunit.sh
-phase dkms scripts/dkms-test.sh
-phase vmtest-6.12:vmtest make -s vmtest KVER="$(scripts/kver.sh 6.12)"
-phase vmtest-6.1:vmtest make -s vmtest KVER="$(scripts/kver.sh 6.1)"
+phase doc-logs scripts/doc-logs.sh
+KNOTE="ppc64le_defconfig of linux-source-$AFA_SRC_SERIES" phase cross-ppc64le scripts/cross-build.sh
+KNOTE="UML, linux-source-$AFA_SRC_SERIES" phase kunit scripts/kunit.sh
+KNOTE="i386, linux-source-$AFA_SRC_SERIES" phase kunit-i386 env AFA_KUNIT_ARCH=i386 scripts/kunit.sh
+KNOTE="$k612 and $k61" phase dkms scripts/dkms-test.sh
+KNOTE="$k612 and $k61 headers in a bookworm root; the VM boots $k612" phase deb-test scripts/deb-test.sh
+KNOTE=$k612 phase vmtest-6.12:vmtest make -s vmtest KVER="$k612"
+KNOTE=$k61 phase vmtest-6.1:vmtest make -s vmtest KVER="$k61"
+KNOTE="$k612 and $k61" phase vmtest-lockdown:vmtest scripts/lockdown-test.sh
 # The debug kernel's run only when that kernel is cached: its cold build
 # and its run do not fit CI's hour (README, docs/testing.md).
 if why=$(scripts/debug-kernel.sh --cached 2>&1 >/dev/null); then
-	phase vmtest-debug:vmtest make -s vmtest-debug
+	KNOTE="debug kernel in $(scripts/debug-kernel.sh --dir)" phase vmtest-debug:vmtest make -s vmtest-debug
 else
 	echo "=== vmtest-debug: skipped: ${why#debug-kernel: }; 'make debug-kernel' builds it (about 10 minutes on 2 cores), then make check runs it"
 	summary+=("$(printf '%-14s skipped (make debug-kernel)' vmtest-debug)")

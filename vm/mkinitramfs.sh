@@ -9,6 +9,8 @@
 # (a tree ending in lib/modules/KVER, as 'make modules_install
 # INSTALL_MOD_PATH=' leaves it) for a kernel built elsewhere, such as
 # scripts/debug-kernel.sh's; ext4 and virtio built in need no copy.
+# AFA_VM_KO puts another autofaultaround.ko in its place (the one DKMS
+# built in scripts/deb-test.sh).
 # usage: mkinitramfs.sh KVER OUTDIR
 . "$(dirname "$0")/../scripts/lib.sh"
 
@@ -16,7 +18,7 @@ kver=$1
 out=$2
 [ -n "$kver" ] && [ -n "$out" ] || die "usage: mkinitramfs.sh KVER OUTDIR"
 need_pkgs busybox-static trace-cmd cpio kmod xz-utils
-ko=$AFA_TOP/module/autofaultaround.ko
+ko=${AFA_VM_KO:-$AFA_TOP/module/autofaultaround.ko}
 [ -f "$ko" ] || die "$ko not built"
 modinfo -F vermagic "$ko" | grep -q "^$kver " ||
 	die "$ko was not built for $kver; run 'make KDIR=/lib/modules/$kver/build'"

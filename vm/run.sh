@@ -16,7 +16,7 @@
 
 mode=$1
 kver=$2
-[ -n "$mode" ] && [ -n "$kver" ] || die "usage: run.sh test|numa|demo|bench|debug|stress KVER"
+[ -n "$mode" ] && [ -n "$kver" ] || die "usage: run.sh test|numa|lockdown|demo|bench|debug|stress KVER"
 need_pkgs qemu-system-x86 e2fsprogs
 kernel=${AFA_VM_KERNEL:-/boot/vmlinuz-$kver}
 [ -r "$kernel" ] ||
@@ -52,6 +52,12 @@ numa)
 	       -object memory-backend-ram,id=m1,size=$((mem / 2))M
 	       -numa node,nodeid=1,cpus=2-3,memdev=m1)
 	append="afa_mode=test afa_tests=50-"
+	;;
+lockdown)
+	# The lockdown test only: it raises lockdown to integrity, as
+	# Secure Boot sets it, once the module is loaded
+	# (scripts/lockdown-test.sh).
+	append="afa_mode=test afa_tests=05- afa_lockdown=1"
 	;;
 stress)
 	# The stress suite: the test topology (SMT siblings to take offline),
@@ -115,7 +121,7 @@ if [ -n "$reports" ]; then
 fi
 failed=$((failed + harness))
 case "$mode" in
-test | numa | debug | stress)
+test | numa | debug | stress | lockdown)
 	[ "$passed" -eq 0 ] && failed=$((failed + 1))
 	label=vmtest
 	[ "$mode" = stress ] && label=vmtest-stress

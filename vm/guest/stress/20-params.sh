@@ -10,6 +10,77 @@
 prepare
 
 modprobe autofaultaround period_ms=50 sample_every=4
+
+# A table of bad inputs, written to every parameter there is (found at
+# run time: parameters come and go): each must fail with EINVAL and
+# leave every parameter as it was.  sysfs hands the module a C string,
+# so bytes after a NUL are invisible to it: the NUL row puts the NUL
+# first, before a value valid alone, which must then not count.
+snapshot() {
+	SNAP=
+	for f in $PDIR/*; do
+		read -r v <"$f"
+		SNAP="$SNAP ${f##*/}=$v"
+	done
+}
+# 4 KiB of "1 1 1 ...": 2 bytes doubled 11 times
+junk="1 "
+i=0
+while [ $i -lt 11 ]; do
+	junk="$junk$junk"
+	i=$((i + 1))
+done
+# bad NAME ROW STRING: echo -ne STRING into NAME must fail with EINVAL
+# (the shell's error: echo, unlike printf, reports it) and change nothing
+tbad=0 tn=0
+bad() {
+	tn=$((tn + 1))
+	snapshot
+	before=$SNAP
+	if echo -ne "$3" 2>/tmp/werr >"$PDIR/$1"; then
+		e="accepted"
+	else
+		read -r e </tmp/werr
+	fi
+	snapshot
+	case "$e" in
+	*"Invalid argument"*) [ "$SNAP" = "$before" ] && return ;;
+	esac
+	tbad=$((tbad + 1))
+	echo "stress: params: table: $1 <- $2: $e; before:$before; after:$SNAP"
+}
+np=0
+for f in $PDIR/*; do
+	name=${f##*/}
+	read -r cur <"$f"
+	np=$((np + 1))
+	bad $name "empty" '\n'
+	bad $name "-1" '-1\n'
+	bad $name "2^64" '18446744073709551616\n'
+	bad $name "2^64+1 without newline" '18446744073709551617'
+	bad $name "0x" '0x\n'
+	bad $name "trailing garbage after its value" "${cur}zz\n"
+	bad $name "its value, a space, garbage" "$cur 1\n"
+	bad $name "a NUL, then its value" "\\0000$cur\n"
+	bad $name "4 KiB of junk" "$junk"
+done
+# values valid alone that break a relation, where both parameters exist
+rel() {
+	[ -e $PDIR/$1 ] && [ -e $PDIR/$3 ] || { echo "stress: params: table: no $1 or $3: relation not tried"; return; }
+	read -r o1 <$PDIR/$1
+	read -r o3 <$PDIR/$3
+	echo $2 >$PDIR/$1 || { tbad=$((tbad + 1)); echo "stress: params: table: $1=$2 refused"; }
+	bad $3 "$4 with $1=$2" "$4\n"
+	echo $o1 >$PDIR/$1
+	echo $o3 >$PDIR/$3
+}
+rel max_order 5 min_order 6
+rel min_order 3 max_order 2
+rel setpoint 900 deadband 200
+rel deadband 100 setpoint 50
+check "params: the $tn bad inputs of the table (empty, -1, 2^64, 0x, trailing garbage, a NUL, 4 KiB of junk, broken relations) to each of the $np parameters fail with EINVAL and change nothing ($tbad did not)" \
+	test "$tbad" = 0 -a "$np" -gt 0
+
 start_loads seq sparse exec
 rejected0=$(dmesg | grep -c 'autofaultaround: rejected')
 lines0=$(dmesg | wc -l)
@@ -96,9 +167,9 @@ function class_mask(v,   t, k, i, j, m) {
 # try NAME VALUE: 1 and the new state in cur[] when the module accepts it
 function try(name, v,   x, p, k, b) {
 	if (name == "enabled") {
-		b = substr(v, 1, 1)
-		if (b ~ /[yY1]/ || v ~ /^[oO][nN]/) { cur[name] = "Y"; return 1 }
-		if (b ~ /[nN0]/ || v ~ /^[oO][fF]/) { cur[name] = "N"; return 1 }
+		# exactly one of 0 1 n N y Y (and the newline echo adds)
+		if (v ~ /^[yY1]$/) { cur[name] = "Y"; return 1 }
+		if (v ~ /^[nN0]$/) { cur[name] = "N"; return 1 }
 		return 0
 	}
 	if (name == "classes") {
@@ -144,10 +215,10 @@ function rnd(k) {
 function value(name,   r, a, b, k, i, s, g) {
 	r = rand()
 	if (name == "enabled") {
-		split("0 1 y n Y N yes no on off 2 x -1 o of On", g, " ")
+		split("0 1 y n Y N yes no on off 2 x -1 o of On 0x 1x t f", g, " ")
 		if (r < 0.1)
 			return ""
-		return g[1 + rnd(16)]
+		return g[1 + rnd(20)]
 	}
 	if (name == "classes") {
 		if (r < 0.15)
