@@ -35,6 +35,8 @@ pkgs=(
 	libc6-dev-arm64-cross libc6-dev-ppc64el-cross
 	# kbuild against Debian's headers (linux-kbuild-VER is unpacked per kernel)
 	make gcc libc6-dev bc flex bison libelf-dev libssl-dev dwarves
+	# W=1 runs scripts/kernel-doc, which wants perl's Pod::Usage
+	perl
 	# initramfs and module handling
 	kmod cpio xz-utils zstd e2fsprogs file
 	ca-certificates
