@@ -62,6 +62,11 @@ phase kunit-i386 env AFA_KUNIT_ARCH=i386 scripts/kunit.sh
 phase dkms scripts/dkms-test.sh
 phase vmtest-6.12:vmtest make -s vmtest KVER="$(scripts/kver.sh 6.12)"
 phase vmtest-6.1:vmtest make -s vmtest KVER="$(scripts/kver.sh 6.1)"
+# Debian 13's arm64 and ppc64le kernels under the trixie root's QEMU 10:
+# about 2.5 minutes cold for the root, 20 s per kernel to fetch, then a
+# few minutes of boots (docs/testing.md)
+phase vmtest-arm64:vmtest make -s vmtest-arm64
+phase vmtest-ppc64le:vmtest make -s vmtest-ppc64le
 # The debug kernel's run only when that kernel is cached: its cold build
 # and its run do not fit CI's hour (README, docs/testing.md).
 if why=$(scripts/debug-kernel.sh --cached 2>&1 >/dev/null); then

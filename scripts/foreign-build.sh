@@ -22,7 +22,17 @@ esac
 kver=$("$AFA_TOP/scripts/foreign-kernel.sh" "$flavour") || exit 1
 out=$AFA_TOP/build/foreign-$kver
 src=$out/src
-rm -rf "$src"
+# Nothing to do when the sources and the toolchain root are as last built.
+stamp=$(cat "$AFA_TOP"/Kbuild "$AFA_TOP"/module/Kbuild "$AFA_TOP"/module/*.[ch] \
+	"$AFA_TOP"/vm/probetest/Kbuild "$AFA_TOP"/vm/probetest/*.c \
+	"$AFA_TOP"/userspace/*.[ch] "$("$AFA_TOP"/scripts/trixie-root.sh --dir)/.afa-root-ok" |
+	sha256sum | cut -d' ' -f1)
+if [ "$(cat "$out/.afa-built" 2>/dev/null)" = "$stamp" ] && [ -f "$out/autofaultaround.ko" ]; then
+	echo "foreign-build: $kver: up to date" >&2
+	echo "$kver"
+	exit 0
+fi
+rm -rf "$src" "$out/.afa-built"
 mkdir -p "$src/module" "$src/probetest"
 cp "$AFA_TOP"/Kbuild "$src/" &&
 	cp "$AFA_TOP"/module/Kbuild "$AFA_TOP"/module/*.[ch] "$src/module/" &&
@@ -46,5 +56,6 @@ grep -v '^ *$' "$out/build.log" | grep -v 'Skipping BTF generation' >&2
 cp "$src/module/autofaultaround.ko" "$src/probetest/afa_probetest.ko" "$out/" ||
 	die "no module built"
 nwarn=$(grep -c 'warning:' "$out/build.log")
+echo "$stamp" >"$out/.afa-built"
 echo "foreign-build: $kver: $(modinfo -F vermagic "$out/autofaultaround.ko"), $nwarn warnings" >&2
 echo "$kver"

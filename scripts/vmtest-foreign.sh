@@ -8,6 +8,7 @@
 # probe test module and the tools (foreign-build.sh), and boots it with
 # vm/run.sh (AFA_VM_ARCH) running the tests named (vm/guest/tests/NAME.sh;
 # the Makefile's FOREIGN_TESTS).  Ends with "vmtest: N passed, N failed".
+# AFA_VM_MMU=hash boots a ppc64le kernel with the hash MMU (vm/run.sh).
 . "$(dirname "$0")/lib.sh"
 
 flavour=$1
@@ -31,5 +32,5 @@ AFA_VM_ARCH=$arch AFA_VM_KERNEL=$k/boot/$image-$kver \
 	AFA_VM_BUSYBOX=$k/bin/busybox AFA_VM_TRACECMD=0 AFA_VM_TESTS="$*" \
 	"$AFA_TOP/vm/run.sh" test "$kver"
 rc=$?
-echo "vmtest-foreign: $kver: fetch and build $((t1 - t0)) s, boot and suite $(($(date +%s) - t1)) s"
+echo "vmtest-foreign: $kver${AFA_VM_MMU:+ ($AFA_VM_MMU MMU)}: fetch and build $((t1 - t0)) s, boot and suite $(($(date +%s) - t1)) s"
 exit $rc

@@ -11,7 +11,7 @@
 # scripts/debug-kernel.sh's; ext4 and virtio built in need no copy.
 # For another architecture (make vmtest-arm64, vmtest-ppc64le) the
 # binaries come from elsewhere too: AFA_VM_KO (the module), AFA_VM_EXTRA_KO
-# (more modules for extra/), AFA_VM_TOOLS (a folder of afa-* tools),
+# (more modules for extra/, each only if built for KVER), AFA_VM_TOOLS (a folder of afa-* tools),
 # AFA_VM_BUSYBOX (a busybox that cannot run here: /init installs its
 # applets at boot), AFA_VM_TRACECMD=0 (no trace-cmd).  AFA_VM_TESTS,
 # names of vm/guest/tests files without .sh, puts only those tests in.
@@ -66,7 +66,15 @@ for m in $(for n in ext4 virtio_pci virtio_blk; do
 	esac || die "cannot copy module $m"
 done
 cp "$srcmod"/modules.builtin* "$moddir/"
-cp "$ko" $AFA_VM_EXTRA_KO "$moddir/extra/" || die "cannot copy the modules"
+cp "$ko" "$moddir/extra/" || die "cannot copy $ko"
+# extra modules only when built for this kernel
+for x in $AFA_VM_EXTRA_KO; do
+	if [ -f "$x" ] && modinfo -F vermagic "$x" | grep -q "^$kver "; then
+		cp "$x" "$moddir/extra/" || die "cannot copy $x"
+	else
+		echo "mkinitramfs: leaving out $x: not built for $kver"
+	fi
+done
 (cd "$moddir" && find kernel extra -name '*.ko') >"$moddir/modules.order"
 depmod -b "$root" "$kver" || die "depmod failed"
 

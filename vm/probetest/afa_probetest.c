@@ -8,7 +8,8 @@
  *
  * type=kretprobe	entry handler of a kretprobe (the module today)
  * type=kprobe		pre_handler of a kprobe at the function's entry
- * type=fprobe		entry handler of an fprobe (CONFIG_FPROBE only)
+ * type=fprobe		entry handler of an fprobe (CONFIG_FPROBE, and the
+ *			handler signature of 6.5 and later)
  *
  * The kernel log says whether the kprobe is ftrace-based or a
  * breakpoint, and how many windows were rewritten.
@@ -19,6 +20,7 @@
 #include <linux/kprobes.h>
 #include <linux/mm.h>
 #include <linux/module.h>
+#include <linux/version.h>
 #include "arch.h"
 #include "window.h"
 #include "window.c"
@@ -79,7 +81,8 @@ static struct kprobe kp = {
 	.pre_handler	= kp_pre,
 };
 
-#ifdef CONFIG_FPROBE
+#if defined(CONFIG_FPROBE) && LINUX_VERSION_CODE >= KERNEL_VERSION(6, 5, 0)
+#define AFA_TEST_FPROBE 1
 static int fp_entry(struct fprobe *fp, unsigned long entry_ip,
 		    unsigned long ret_ip, struct pt_regs *regs, void *data)
 {
@@ -139,7 +142,7 @@ static void __exit probetest_exit(void)
 		unregister_kretprobe(&krp);
 	else if (!strcmp(type, "kprobe"))
 		unregister_kprobe(&kp);
-#ifdef CONFIG_FPROBE
+#ifdef AFA_TEST_FPROBE
 	else if (!strcmp(type, "fprobe"))
 		unregister_fprobe(&fp);
 #endif
