@@ -25,7 +25,7 @@ src=$out/src
 # Nothing to do when the sources and the toolchain root are as last built.
 stamp=$(cat "$AFA_TOP"/Kbuild "$AFA_TOP"/module/Kbuild "$AFA_TOP"/module/*.[ch] \
 	"$AFA_TOP"/vm/probetest/Kbuild "$AFA_TOP"/vm/probetest/*.c \
-	"$AFA_TOP"/userspace/*.[ch] "$("$AFA_TOP"/scripts/trixie-root.sh --dir)/.afa-root-ok" |
+	"$AFA_TOP"/userspace/*.[ch] "$AFA_TOP"/userspace/afa-fault-around "$("$AFA_TOP"/scripts/trixie-root.sh --dir)/.afa-root-ok" |
 	sha256sum | cut -d' ' -f1)
 if [ "$(cat "$out/.afa-built" 2>/dev/null)" = "$stamp" ] && [ -f "$out/autofaultaround.ko" ]; then
 	echo "foreign-build: $kver: up to date" >&2
@@ -53,7 +53,8 @@ cp "$AFA_TOP"/Kbuild "$src/" &&
 rc=$?
 grep -v '^ *$' "$out/build.log" | grep -v 'Skipping BTF generation' >&2
 [ "$rc" -eq 0 ] || die "cross build for $kver FAILED (log: $out/build.log)"
-cp "$src/module/autofaultaround.ko" "$src/probetest/afa_probetest.ko" "$out/" ||
+cp "$src/module/autofaultaround.ko" "$src/probetest/afa_probetest.ko" \
+	"$AFA_TOP/userspace/afa-fault-around" "$out/" ||
 	die "no module built"
 nwarn=$(grep -c 'warning:' "$out/build.log")
 echo "$stamp" >"$out/.afa-built"
