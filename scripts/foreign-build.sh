@@ -17,13 +17,17 @@ flavour=$1
 case "$flavour" in
 arm64) karch=arm64 triplet=aarch64-linux-gnu ;;
 powerpc64le | powerpc64le-64k) karch=powerpc triplet=powerpc64le-linux-gnu ;;
-*) die "usage: foreign-build.sh arm64|powerpc64le|powerpc64le-64k" ;;
+amd64) karch=x86_64 triplet=x86_64-linux-gnu ;;
+*) die "usage: foreign-build.sh arm64|powerpc64le|powerpc64le-64k|amd64" ;;
 esac
+# AFA_FOREIGN_MODPOST_WARN=1: a symbol the kernel does not export is only
+# a warning (listed), for a first look at a new kernel
+modpost_warn=${AFA_FOREIGN_MODPOST_WARN:+KBUILD_MODPOST_WARN=1}
 kver=$("$AFA_TOP/scripts/foreign-kernel.sh" "$flavour") || exit 1
 out=$AFA_TOP/build/foreign-$kver
 src=$out/src
 # Nothing to do when the sources and the toolchain root are as last built.
-stamp=$(cat "$AFA_TOP"/Kbuild "$AFA_TOP"/module/Kbuild "$AFA_TOP"/module/*.[ch] \
+stamp=$(echo "$modpost_warn" | cat - "$AFA_TOP"/Kbuild "$AFA_TOP"/module/Kbuild "$AFA_TOP"/module/*.[ch] \
 	"$AFA_TOP"/vm/probetest/Kbuild "$AFA_TOP"/vm/probetest/*.c \
 	"$AFA_TOP"/userspace/*.[ch] "$AFA_TOP"/userspace/afa-fault-around "$("$AFA_TOP"/scripts/trixie-root.sh --dir)/.afa-root-ok" |
 	sha256sum | cut -d' ' -f1)
@@ -43,13 +47,13 @@ cp "$AFA_TOP"/Kbuild "$src/" &&
 "$AFA_TOP/scripts/trixie-root.sh" --run -- sh -c '
 	set -e
 	kdir=/usr/src/linux-headers-$1
-	make -s -C "$kdir" M="$2" ARCH="$3" CROSS_COMPILE="$4-" W=1 modules
+	make -s -C "$kdir" M="$2" ARCH="$3" CROSS_COMPILE="$4-" W=1 $7 modules
 	make -s -C "$kdir" M="$2/probetest" ARCH="$3" CROSS_COMPILE="$4-" \
 		AFA_MODULE_DIR="$2/module" modules
 	for p in afa-work afa-exec afa-stat afa-race; do
 		"$4-gcc" -O2 -g -Wall -Wextra -Werror -static -o "$5/$p" "$6/userspace/$p.c"
 	done
-' sh "$kver" "$src" "$karch" "$triplet" "$out" "$AFA_TOP" >"$out/build.log" 2>&1
+' sh "$kver" "$src" "$karch" "$triplet" "$out" "$AFA_TOP" "$modpost_warn" >"$out/build.log" 2>&1
 rc=$?
 grep -v '^ *$' "$out/build.log" | grep -v 'Skipping BTF generation' >&2
 [ "$rc" -eq 0 ] || die "cross build for $kver FAILED (log: $out/build.log)"

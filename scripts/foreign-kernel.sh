@@ -3,7 +3,7 @@
 # Fetch a Debian 13 kernel of another architecture into the cache, and
 # print its release (KVER):
 #
-#   foreign-kernel.sh FLAVOUR      arm64 | powerpc64le | powerpc64le-64k
+#   foreign-kernel.sh FLAVOUR      arm64 | powerpc64le | powerpc64le-64k | amd64
 #
 # What it leaves, once (later calls only print KVER):
 #   $AFA_CACHE/foreign/KVER/boot/vmlinu[xz]-KVER, lib/modules/KVER (depmod
@@ -21,11 +21,13 @@ flavour=$1
 case "$flavour" in
 arm64) arch=arm64 ;;
 powerpc64le | powerpc64le-64k) arch=ppc64el ;;
-*) die "usage: foreign-kernel.sh arm64|powerpc64le|powerpc64le-64k" ;;
+amd64) arch=amd64 ;;
+*) die "usage: foreign-kernel.sh arm64|powerpc64le|powerpc64le-64k|amd64" ;;
 esac
+# AFA_FOREIGN_SERIES=7: the newest 7.x (trixie-backports), for amd64 too
 series=${AFA_FOREIGN_SERIES:-6.12}
 top=$AFA_CACHE/foreign
-pick=$top/$flavour.kver
+pick=$top/$flavour-$series.kver
 mkdir -p "$top"
 
 kver=$(cat "$pick" 2>/dev/null)
@@ -67,12 +69,31 @@ dest=$top/$kver
 rm -rf "$dest"
 mkdir -p "$dest"
 dpkg-deb -x "$dl"/linux-image-"$kver"_*.deb "$dest" || die "cannot unpack the image"
+# From 7.x linux-image-KVER is a metapackage of linux-binary-KVER (the
+# image, in /usr/lib/modules/KVER/), linux-modules-KVER and linux-base-KVER
+# (config, System.map, modules.builtin*).
+if ! find "$dest" -name '*.ko*' -print -quit | grep -q .; then
+	in_root sh -c 'cd "$1" && shift && apt-get download -q "$@"' sh "$dl" \
+		"linux-binary-$kver:$arch" "linux-modules-$kver:$arch" "linux-base-$kver:$arch" \
+		>>"$dl/download.log" 2>&1 ||
+		die "cannot download linux-binary-$kver, linux-modules-$kver, linux-base-$kver"
+	for d in "$dl"/linux-binary-"$kver"_*.deb "$dl"/linux-modules-"$kver"_*.deb \
+		"$dl"/linux-base-"$kver"_*.deb; do
+		dpkg-deb -x "$d" "$dest" || die "cannot unpack $d"
+	done
+fi
 # merged-/usr packages ship /usr/lib/modules: one place for both
 if [ -d "$dest/usr/lib/modules/$kver" ] && [ ! -d "$dest/lib/modules/$kver" ]; then
 	mkdir -p "$dest/lib/modules"
 	mv "$dest/usr/lib/modules/$kver" "$dest/lib/modules/"
 fi
 [ -d "$dest/lib/modules/$kver" ] || die "no modules in the image package of $kver"
+if ! ls "$dest"/boot/vmlinu[xz]-"$kver" >/dev/null 2>&1; then
+	mkdir -p "$dest/boot"
+	for i in vmlinuz vmlinux; do
+		[ -f "$dest/lib/modules/$kver/$i" ] && cp "$dest/lib/modules/$kver/$i" "$dest/boot/$i-$kver"
+	done
+fi
 depmod -b "$dest" "$kver" || die "depmod failed for $kver"
 for d in linux-headers-"$kver" linux-headers-"$abi"-common linux-kbuild-"$abi"; do
 	dpkg-deb -x "$dl/$d"_*.deb "$root" || die "cannot unpack $d into $root"

@@ -41,7 +41,7 @@ pkgs=(
 	kmod cpio xz-utils zstd e2fsprogs file
 	ca-certificates
 )
-stamp="${pkgs[*]}"
+stamp="${pkgs[*]} +backports"
 
 case "$1" in
 --dir)
@@ -120,11 +120,13 @@ fi
 mount -t proc proc "$root/proc" || die "cannot mount proc in $root"
 trap 'umount "$root/proc"' EXIT
 # trixie with its point-release updates and security archive (kernels
-# come from both)
+# come from both), and backports (its newer kernels, built with trixie's
+# compiler)
 cat >"$root/etc/apt/sources.list" <<EOF
 deb $mirror trixie main
 deb $mirror trixie-updates main
 deb ${mirror%/debian}/debian-security trixie-security main
+deb $mirror trixie-backports main
 EOF
 for a in arm64 ppc64el; do
 	in_root dpkg --add-architecture "$a" || die "dpkg --add-architecture $a failed"

@@ -16,7 +16,8 @@ shift
 case "$flavour" in
 arm64) arch=arm64 image=vmlinuz ;;
 powerpc64le | powerpc64le-64k) arch=ppc64le image=vmlinux ;;
-*) die "usage: vmtest-foreign.sh arm64|powerpc64le|powerpc64le-64k [TEST...]" ;;
+amd64) arch=x86_64 image=vmlinuz ;;
+*) die "usage: vmtest-foreign.sh arm64|powerpc64le|powerpc64le-64k|amd64 [TEST...]" ;;
 esac
 t0=$(date +%s)
 kver=$("$AFA_TOP/scripts/foreign-build.sh" "$flavour") || {

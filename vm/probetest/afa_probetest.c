@@ -8,8 +8,8 @@
  *
  * type=kretprobe	entry handler of a kretprobe (the module today)
  * type=kprobe		pre_handler of a kprobe at the function's entry
- * type=fprobe		entry handler of an fprobe (CONFIG_FPROBE, and the
- *			handler signature of 6.5 and later)
+ * type=fprobe		entry handler of an fprobe (CONFIG_FPROBE; 6.5 to 6.13,
+ *			and from 6.14 where ftrace_regs hold a pt_regs)
  *
  * The kernel log says whether the kprobe is ftrace-based or a
  * breakpoint, and how many windows were rewritten.
@@ -81,7 +81,23 @@ static struct kprobe kp = {
 	.pre_handler	= kp_pre,
 };
 
-#if defined(CONFIG_FPROBE) && LINUX_VERSION_CODE >= KERNEL_VERSION(6, 5, 0)
+#if defined(CONFIG_FPROBE) && LINUX_VERSION_CODE >= KERNEL_VERSION(6, 14, 0) && \
+	defined(CONFIG_HAVE_FTRACE_REGS_HAVING_PT_REGS)
+/*
+ * From 6.14 fprobe runs on fgraph and hands over ftrace_regs; where they
+ * hold a pt_regs (x86, powerpc), ftrace_partial_regs() returns that very
+ * pt_regs, so a write to it is a write to the saved registers.  (arm64's
+ * is a copy: no test there.)
+ */
+#define AFA_TEST_FPROBE 1
+static int fp_entry(struct fprobe *fp, unsigned long entry_ip,
+		    unsigned long ret_ip, struct ftrace_regs *fregs, void *data)
+{
+	rewrite(ftrace_partial_regs(fregs, NULL));
+	return 0;
+}
+#elif defined(CONFIG_FPROBE) && LINUX_VERSION_CODE >= KERNEL_VERSION(6, 5, 0) && \
+	LINUX_VERSION_CODE < KERNEL_VERSION(6, 14, 0)
 #define AFA_TEST_FPROBE 1
 static int fp_entry(struct fprobe *fp, unsigned long entry_ip,
 		    unsigned long ret_ip, struct pt_regs *regs, void *data)
@@ -89,6 +105,9 @@ static int fp_entry(struct fprobe *fp, unsigned long entry_ip,
 	rewrite(regs);
 	return 0;
 }
+#endif
+
+#ifdef AFA_TEST_FPROBE
 
 static struct fprobe fp = {
 	.entry_handler	= fp_entry,
