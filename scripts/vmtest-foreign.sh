@@ -14,9 +14,9 @@
 flavour=$1
 shift
 case "$flavour" in
-arm64) arch=arm64 image=vmlinuz ;;
-powerpc64le | powerpc64le-64k) arch=ppc64le image=vmlinux ;;
-amd64) arch=x86_64 image=vmlinuz ;;
+arm64) arch=arm64 ;;
+powerpc64le | powerpc64le-64k) arch=ppc64le ;;
+amd64) arch=x86_64 ;;
 *) die "usage: vmtest-foreign.sh arm64|powerpc64le|powerpc64le-64k|amd64 [TEST...]" ;;
 esac
 t0=$(date +%s)
@@ -26,8 +26,10 @@ kver=$("$AFA_TOP/scripts/foreign-build.sh" "$flavour") || {
 }
 t1=$(date +%s)
 k=$AFA_CACHE/foreign/$kver
+# vmlinux on ppc64el's 6.12, vmlinuz elsewhere and from 7.x
+image=$(ls "$k"/boot/vmlinu[xz]-"$kver" 2>/dev/null | head -n 1)
 out=$AFA_TOP/build/foreign-$kver
-AFA_VM_ARCH=$arch AFA_VM_KERNEL=$k/boot/$image-$kver \
+AFA_VM_ARCH=$arch AFA_VM_KERNEL=$image \
 	AFA_VM_MODDIR=$k/lib/modules/$kver AFA_VM_KO=$out/autofaultaround.ko \
 	AFA_VM_EXTRA_KO=$out/afa_probetest.ko AFA_VM_TOOLS=$out \
 	AFA_VM_BUSYBOX=$k/bin/busybox AFA_VM_TRACECMD=0 AFA_VM_TESTS="$*" \

@@ -8,8 +8,8 @@
  *
  * type=kretprobe	entry handler of a kretprobe (the module today)
  * type=kprobe		pre_handler of a kprobe at the function's entry
- * type=fprobe		entry handler of an fprobe (CONFIG_FPROBE; 6.5 to 6.13,
- *			and from 6.14 where ftrace_regs hold a pt_regs)
+ * type=fprobe		entry handler of an fprobe (CONFIG_FPROBE; 6.5 and
+ *			later; from 6.14 through afa_arch_set_window_fregs())
  *
  * The kernel log says whether the kprobe is ftrace-based or a
  * breakpoint, and how many windows were rewritten.
@@ -34,9 +34,9 @@ MODULE_PARM_DESC(order, "window order written over every call");
 
 static atomic_long_t nr_set = ATOMIC_LONG_INIT(0);
 
-static void rewrite(struct pt_regs *regs)
+/* The window of @order around the fault of @vmf. */
+static void window_of(struct vm_fault *vmf, u64 *start, u64 *end)
 {
-	struct vm_fault *vmf = (struct vm_fault *)regs_get_kernel_argument(regs, 0);
 	struct vm_area_struct *vma = vmf->vma;
 	struct afa_fault_pos pos = {
 		.pgoff = vmf->pgoff,
@@ -45,9 +45,15 @@ static void rewrite(struct pt_regs *regs)
 		.vma_pages = vma_pages(vma),
 		.ptrs_per_pte = PTRS_PER_PTE,
 	};
+
+	afa_window(&pos, order, start, end);
+}
+
+static void rewrite(struct pt_regs *regs)
+{
 	u64 start, end;
 
-	afa_window(&pos, order, &start, &end);
+	window_of((struct vm_fault *)regs_get_kernel_argument(regs, 0), &start, &end);
 	if (afa_arch_set_window(regs, start, end))
 		atomic_long_inc(&nr_set);
 }
@@ -81,19 +87,17 @@ static struct kprobe kp = {
 	.pre_handler	= kp_pre,
 };
 
-#if defined(CONFIG_FPROBE) && LINUX_VERSION_CODE >= KERNEL_VERSION(6, 14, 0) && \
-	defined(CONFIG_HAVE_FTRACE_REGS_HAVING_PT_REGS)
-/*
- * From 6.14 fprobe runs on fgraph and hands over ftrace_regs; where they
- * hold a pt_regs (x86, powerpc), ftrace_partial_regs() returns that very
- * pt_regs, so a write to it is a write to the saved registers.  (arm64's
- * is a copy: no test there.)
- */
+#if defined(CONFIG_FPROBE) && LINUX_VERSION_CODE >= KERNEL_VERSION(6, 14, 0)
+/* From 6.14 fprobe runs on fgraph and hands over ftrace_regs. */
 #define AFA_TEST_FPROBE 1
 static int fp_entry(struct fprobe *fp, unsigned long entry_ip,
 		    unsigned long ret_ip, struct ftrace_regs *fregs, void *data)
 {
-	rewrite(ftrace_partial_regs(fregs, NULL));
+	u64 start, end;
+
+	window_of((struct vm_fault *)ftrace_regs_get_argument(fregs, 0), &start, &end);
+	if (afa_arch_set_window_fregs(fregs, start, end))
+		atomic_long_inc(&nr_set);
 	return 0;
 }
 #elif defined(CONFIG_FPROBE) && LINUX_VERSION_CODE >= KERNEL_VERSION(6, 5, 0) && \
