@@ -13,6 +13,9 @@
 #   make kunit | vmtest | checkpatch | userspace | install | uninstall | clean
 #   make vmtest-debug   the VM suites on a debug kernel (KASAN, lockdep, kmemleak),
 #                       built once into the cache (make debug-kernel)
+#   make vmtest-arm64   FOREIGN_TESTS on Debian 13's arm64 kernel (qemu -M virt)
+#   make vmtest-ppc64le FOREIGN_TESTS on Debian 13's ppc64le kernels (qemu -M pseries):
+#                       64 KiB pages with the radix and the hash MMU, 4 KiB pages
 
 # The Debian kernel the test VM boots: the newest installed 6.12 with
 # headers, of the running kernel's flavour, else the generic one (not -rt;
@@ -91,6 +94,11 @@ checkpatch:
 vm-prereq: userspace
 	@test -n "$(KVER)" || { echo "no Debian 6.12 kernel with headers installed: run 'make deps' as root" >&2; exit 1; }
 	$(MAKE) KDIR=$(VM_KDIR) modules
+	$(MAKE) -C $(VM_KDIR) M=$(CURDIR)/vm/probetest AFA_MODULE_DIR=$(CURDIR)/module modules
+
+# The test-only probe module (vm/probetest) goes into the initramfs too,
+# when it was built for the kernel booted.
+export AFA_VM_EXTRA_KO = $(CURDIR)/vm/probetest/afa_probetest.ko
 
 # One VM run at a time per checkout: the runs share build/ and the module
 # objects.
@@ -149,6 +157,39 @@ vmtest-debug: debug-kernel
 		AFA_VM_MODDIR=$(DEBUG_KDIR)/modroot/lib/modules/$(DEBUG_KREL) \
 		vm/run.sh debug $(DEBUG_KREL)'
 
+# Other architectures: Debian 13's kernels, fetched into the cache and
+# booted under the trixie root's QEMU 10 (scripts/trixie-root.sh, root
+# once); the module, vm/probetest and the tools cross-built against their
+# headers.  One boot per kernel, each ending "vmtest: N passed, N
+# failed".  FOREIGN_TESTS: the files of vm/guest/tests that run there.
+FOREIGN_TESTS ?= 00-load 10-faults 15-actuator 16-fault-around-optin
+
+vmtest-arm64:
+	@$(VM_LOCK) scripts/vmtest-foreign.sh arm64 $(FOREIGN_TESTS)
+
+vmtest-ppc64le:
+	@$(VM_LOCK) sh -c 'rc=0; \
+		scripts/vmtest-foreign.sh powerpc64le-64k $(FOREIGN_TESTS) || rc=1; \
+		AFA_VM_MMU=hash scripts/vmtest-foreign.sh powerpc64le-64k $(FOREIGN_TESTS) || rc=1; \
+		scripts/vmtest-foreign.sh powerpc64le $(FOREIGN_TESTS) || rc=1; \
+		exit $$rc'
+
+# The newest amd64 kernel Debian offers to trixie (backports' 7.3 today),
+# built with trixie's compiler in the same root: build-newest builds the
+# module (W=1) and lists what the kernel does not export; vmtest-newest
+# boots it with NEWEST_TESTS, the actuator test on tmpfs (ext4 maps large
+# folios whole there).  Not in make check: the module does not load on
+# 7.3 yet (apply_to_existing_page_range, module/access.c).
+NEWEST_TESTS ?= 10-faults 15-actuator
+
+build-newest:
+	scripts/newest-build.sh
+
+vmtest-newest:
+	@$(VM_LOCK) env AFA_FOREIGN_SERIES=7 AFA_FOREIGN_MODPOST_WARN=1 \
+		AFA_VM_APPEND="afa_act_dir=/tmp $(AFA_VM_APPEND)" \
+		scripts/vmtest-foreign.sh amd64 $(NEWEST_TESTS)
+
 # Benchmarks, not tests: repetitions per configuration (the baseline runs
 # twice as often); BENCH_ONLY=wl1,wl2 restricts the workloads.
 BENCH_REPS ?= 5
@@ -172,4 +213,5 @@ check:
 	lockdown-test doc-logs cross-ppc64le \
 	userspace \
 	deps kunit kunit-i386 checkpatch \
-	vm-prereq vmtest vmtest-stress demo demo-run debug-kernel vmtest-debug bench bench-report check
+	vm-prereq vmtest vmtest-stress demo demo-run debug-kernel vmtest-debug bench bench-report check \
+	vmtest-arm64 vmtest-ppc64le build-newest vmtest-newest

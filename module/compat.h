@@ -7,15 +7,17 @@
 #define _AFA_COMPAT_H
 
 #include <linux/pgtable.h>
+#include <linux/version.h>
 
 /*
  * The probe on filemap_map_pages() is an fprobe with an entry handler
- * only where the kernel has fprobe (6.12; its handler signature is that of
- * 6.5 to 6.13: pt_regs and the return address).  Debian's 6.1 is built
- * without CONFIG_FPROBE: there it is a kprobe, whose pre_handler gets the
- * same registers.
+ * only where the kernel has fprobe with the handler signature of 6.5 to
+ * 6.13 (pt_regs and the return address): Debian's 6.12 on x86_64 and
+ * ppc64le.  Elsewhere it is a kprobe, whose pre_handler gets the same
+ * registers: Debian's 6.1 and arm64 6.12 are built without CONFIG_FPROBE,
+ * and from 6.14 an fprobe handler gets ftrace_regs.
  */
-#if IS_ENABLED(CONFIG_FPROBE)
+#if IS_ENABLED(CONFIG_FPROBE) && LINUX_VERSION_CODE < KERNEL_VERSION(6, 14, 0)
 #define AFA_HAVE_FPROBE	1
 #else
 #define AFA_HAVE_FPROBE	0

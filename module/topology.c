@@ -16,7 +16,7 @@
 
 #include <linux/cpu.h>
 #include <linux/cpumask.h>
-#include <linux/kernel_stat.h>
+#include <linux/kernel_stat.h>	/* get_cpu_idle_time_us() from 7.2 */
 #include <linux/sched/isolation.h>
 #include <linux/sched/topology.h>
 #include <linux/slab.h>

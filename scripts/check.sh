@@ -73,6 +73,11 @@ KNOTE="$k612 and $k61 headers in a bookworm root; the VM boots $k612" phase deb-
 KNOTE=$k612 phase vmtest-6.12:vmtest make -s vmtest KVER="$k612"
 KNOTE=$k61 phase vmtest-6.1:vmtest make -s vmtest KVER="$k61"
 KNOTE="$k612 and $k61" phase vmtest-lockdown:vmtest scripts/lockdown-test.sh
+# Debian 13's arm64 and ppc64le kernels under the trixie root's QEMU 10:
+# about 2.5 minutes cold for the root, 20 s per kernel to fetch, then a
+# few minutes of boots (docs/testing.md)
+KNOTE="Debian 13 arm64" phase vmtest-arm64:vmtest make -s vmtest-arm64
+KNOTE="Debian 13 ppc64le, 64k and 4k pages" phase vmtest-ppc64le:vmtest make -s vmtest-ppc64le
 # The debug kernel's run only when that kernel is cached: its cold build
 # and its run do not fit CI's hour (README, docs/testing.md).
 if why=$(scripts/debug-kernel.sh --cached 2>&1 >/dev/null); then

@@ -36,6 +36,8 @@ pkgs=(
 	groff-base
 	# the POWER code paths are compile-tested with the cross compiler
 	gcc-powerpc64le-linux-gnu
+	# make vmtest-arm64, vmtest-ppc64le: the trixie root (scripts/trixie-root.sh)
+	debootstrap
 	# DKMS packaging, and Debian 12's default 6.1 kernel (compatibility)
 	dkms linux-image-amd64 linux-headers-amd64
 )

@@ -11,13 +11,21 @@
 # scripts/debug-kernel.sh's; ext4 and virtio built in need no copy.
 # AFA_VM_KO puts another autofaultaround.ko in its place (the one DKMS
 # built in scripts/deb-test.sh).
+# For another architecture (make vmtest-arm64, vmtest-ppc64le) the
+# binaries come from elsewhere too: AFA_VM_KO (the module), AFA_VM_EXTRA_KO
+# (more modules for extra/, each only if built for KVER), AFA_VM_TOOLS (a folder of afa-* tools),
+# AFA_VM_BUSYBOX (a busybox that cannot run here: /init installs its
+# applets at boot), AFA_VM_TRACECMD=0 (no trace-cmd).  AFA_VM_TESTS,
+# names of vm/guest/tests files without .sh, puts only those tests in.
 # usage: mkinitramfs.sh KVER OUTDIR
 . "$(dirname "$0")/../scripts/lib.sh"
 
 kver=$1
 out=$2
 [ -n "$kver" ] && [ -n "$out" ] || die "usage: mkinitramfs.sh KVER OUTDIR"
-need_pkgs busybox-static trace-cmd cpio kmod xz-utils
+need_pkgs cpio kmod xz-utils
+[ -n "$AFA_VM_BUSYBOX" ] || need_pkgs busybox-static
+[ "$AFA_VM_TRACECMD" = 0 ] || need_pkgs trace-cmd
 ko=${AFA_VM_KO:-$AFA_TOP/module/autofaultaround.ko}
 [ -f "$ko" ] || die "$ko not built"
 modinfo -F vermagic "$ko" | grep -q "^$kver " ||
@@ -28,11 +36,16 @@ rm -rf "$root"
 mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,dev,proc,sys,tmp,mnt,run,etc} ||
 	die "cannot create $root"
 
-# busybox and its applets
-cp /bin/busybox "$root/bin/busybox"
-for a in $(/bin/busybox --list-full); do
-	[ -e "$root/$a" ] || ln -s /bin/busybox "$root/$a"
-done
+# busybox and its applets (a foreign busybox: /init runs its --install)
+if [ -n "$AFA_VM_BUSYBOX" ]; then
+	cp "$AFA_VM_BUSYBOX" "$root/bin/busybox" && ln -s busybox "$root/bin/sh" ||
+		die "cannot copy $AFA_VM_BUSYBOX"
+else
+	cp /bin/busybox "$root/bin/busybox"
+	for a in $(/bin/busybox --list-full); do
+		[ -e "$root/$a" ] || ln -s /bin/busybox "$root/$a"
+	done
+fi
 
 # kernel modules: what ext4 and virtio_blk need, decompressed, in order
 # (none when they are built in: --show-depends says "builtin")
@@ -55,7 +68,15 @@ for m in $(for n in ext4 virtio_pci virtio_blk; do
 	esac || die "cannot copy module $m"
 done
 cp "$srcmod"/modules.builtin* "$moddir/"
-cp "$ko" "$moddir/extra/"
+cp "$ko" "$moddir/extra/" || die "cannot copy $ko"
+# extra modules only when built for this kernel
+for x in $AFA_VM_EXTRA_KO; do
+	if [ -f "$x" ] && modinfo -F vermagic "$x" | grep -q "^$kver "; then
+		cp "$x" "$moddir/extra/" || die "cannot copy $x"
+	else
+		echo "mkinitramfs: leaving out $x: not built for $kver"
+	fi
+done
 (cd "$moddir" && find kernel extra -name '*.ko') >"$moddir/modules.order"
 depmod -b "$root" "$kver" || die "depmod failed"
 
@@ -67,14 +88,21 @@ copy_with_libs() {
 		cp -L "$lib" "$root$lib"
 	done
 }
-copy_with_libs /usr/bin/trace-cmd
+[ "$AFA_VM_TRACECMD" = 0 ] || copy_with_libs /usr/bin/trace-cmd
 
 # userspace tools and the guest side of the harness
-for p in "$AFA_TOP"/userspace/afa-*; do
+for p in "${AFA_VM_TOOLS:-$AFA_TOP/userspace}"/afa-*; do
 	[ -x "$p" ] && [ ! -d "$p" ] && cp "$p" "$root/usr/bin/"
 done
 cp "$AFA_TOP/vm/init" "$root/init"
 cp -r "$AFA_TOP/vm/guest" "$root/guest"
+if [ -n "$AFA_VM_TESTS" ]; then
+	rm -f "$root"/guest/tests/*.sh
+	for t in $AFA_VM_TESTS; do
+		cp "$AFA_TOP/vm/guest/tests/$t.sh" "$root/guest/tests/" ||
+			die "no test vm/guest/tests/$t.sh"
+	done
+fi
 chmod +x "$root/init"
 
 (cd "$root" && find . | cpio -o -H newc --quiet) >"$out/initramfs.cpio" ||

@@ -136,3 +136,24 @@ ino() {
 last_minflt() {
 	kv minflt "$(echo "$1" | tail -n 1)"
 }
+
+# page_bytes: the kernel's page size, from afa-work's page count of a
+# 1 MiB file (busybox has no getconf)
+page_bytes() {
+	[ -f /mnt/.page1m ] || dd if=/dev/zero of=/mnt/.page1m bs=1M count=1 status=none
+	echo $((1048576 / $(kv pages "$(afa-work -p seq /mnt/.page1m)")))
+}
+
+# table_pages: pages one page table maps (PTRS_PER_PTE: 512 with 4 KiB
+# pages, 32 on ppc64's radix 64 KiB, 256 with its hash MMU), the largest
+# fault_around_bytes the kernel accepts, in pages; leaves $FAB as it was
+table_pages() {
+	tp_old=$(cat $FAB)
+	tp_page=$(page_bytes)
+	tp_n=1
+	while [ $tp_n -lt 4096 ] && echo $((tp_page * tp_n * 2)) >$FAB 2>/dev/null; do
+		tp_n=$((tp_n * 2))
+	done
+	echo "$tp_old" >$FAB
+	echo $tp_n
+}

@@ -1,0 +1,78 @@
+# SPDX-License-Identifier: GPL-2.0
+# The actuator, afa_arch_set_window() in module/arch.h, takes effect on
+# this architecture and kernel, by exact fault counts at every order:
+#  - under each probe type the module may use (vm/probetest: kretprobe
+#    and kprobe entry handlers, fprobe where the kernel has it), with the
+#    kernel's own window in the middle, so that orders below it narrow
+#    and orders above it widen;
+#  - driven by the module itself, its order pinned by
+#    min_order=max_order=N.
+# A 64 MiB cached file read in sequence takes pages / min(2^N, table) + 1
+# minor faults.  Skipped where the test module is not in the initramfs.
+. /guest/lib.sh
+
+# afa_act_dir=/tmp on the kernel command line: a tmpfs file, for kernels
+# whose ext4 maps large folios whole (6.18+), hiding the window
+f=${afa_act_dir:-/mnt}/seq64
+make_file $f 64
+orig=$(cat $FAB)
+page=$(page_bytes)
+pages=$((67108864 / page))
+table=$(table_pages)
+max_order=0
+while [ $((1 << (max_order + 1))) -le "$table" ]; do
+	max_order=$((max_order + 1))
+done
+# the kernel's window: half the orders, at least 2 pages so that
+# do_fault_around() runs and calls map_pages at all
+kwin=$((1 << ((max_order + 1) / 2)))
+[ $kwin -ge 2 ] || kwin=2
+echo "actuator: page $page bytes, table $table pages (orders 0-$max_order), kernel window $((kwin * page)) bytes"
+
+# seq_faults: minor faults of one sequential pass
+seq_faults() {
+	kv minflt "$(afa-work -p seq $f)"
+}
+
+want_faults() {
+	w=$((1 << $1))
+	[ $w -le "$table" ] || w=$table
+	echo $((pages / w + 1))
+}
+
+echo $((kwin * page)) >$FAB
+if modinfo afa_probetest >/dev/null 2>&1; then
+	for type in kretprobe kprobe fprobe; do
+		if ! modprobe afa_probetest type=$type order=0 2>/dev/null; then
+			echo "actuator: SKIP $type: cannot register on this kernel: $(dmesg | grep "afa_probetest: type=$type" | tail -n 1)"
+			continue
+		fi
+		rmmod afa_probetest
+		dmesg | grep -e 'afa_probetest: .*probe at' -e 'afa_probetest: fprobe on' | tail -n 1 | sed 's/.*afa_probetest: /actuator: /'
+		o=0
+		while [ $o -le $max_order ]; do
+			modprobe afa_probetest type=$type order=$o
+			got=$(seq_faults)
+			rmmod afa_probetest
+			want=$(want_faults $o)
+			check "$type entry handler sets order $o ($(((1 << o) * page)) bytes): $want +-4 faults (got $got)" \
+				within "$got" "$want" 4
+			o=$((o + 1))
+		done
+	done
+else
+	echo "actuator: SKIP probe types: afa_probetest is not in this initramfs"
+fi
+
+o=0
+while [ $o -le $max_order ]; do
+	modprobe autofaultaround min_order=$o max_order=$o initial_order=$o
+	got=$(seq_faults)
+	rmmod autofaultaround
+	want=$(want_faults $o)
+	check "autofaultaround at min_order=max_order=$o ($(((1 << o) * page)) bytes): $want +-4 faults (got $got)" \
+		within "$got" "$want" 4
+	o=$((o + 1))
+done
+echo "$orig" >$FAB
+check "dmesg has no kernel report after the actuator tests" dmesg_clean

@@ -1,0 +1,58 @@
+# SPDX-License-Identifier: GPL-2.0
+# 64 KiB pages: the kernel's default window (65536 bytes) is one page,
+# fault-around never runs and the module cannot act.  The opt-in,
+# afa-fault-around raise/restore (run by the modprobe.d example's install
+# and remove lines), raises it to two pages and puts it back, logged in
+# bytes.  With 4 KiB pages it must change nothing.  The stats show the
+# window in bytes of this page size.
+. /guest/lib.sh
+
+f=/mnt/seq64
+make_file $f 64
+orig=$(cat $FAB)
+page=$(page_bytes)
+pages=$((67108864 / page))
+order=3
+seq_faults() {
+	kv minflt "$(afa-work -p seq $f)"
+}
+
+if [ "$orig" -gt "$page" ]; then
+	afa-fault-around raise
+	check "afa-fault-around raise leaves $orig bytes alone with $page-byte pages" \
+		test "$(cat $FAB)" = "$orig"
+	afa-fault-around restore
+	check "afa-fault-around restore after a raise that did nothing leaves $orig bytes" \
+		test "$(cat $FAB)" = "$orig"
+	exit 0
+fi
+
+# out of the box: the module is loaded but map_pages is never called
+modprobe autofaultaround min_order=$order max_order=$order initial_order=$order
+got=$(seq_faults)
+rmmod autofaultaround
+check "window of one page ($orig bytes): the module cannot act, $((pages + 1)) +-4 faults (got $got)" \
+	within "$got" $((pages + 1)) 4
+
+afa-fault-around raise
+check "afa-fault-around raise sets two pages, $((2 * page)) bytes (got $(cat $FAB))" \
+	test "$(cat $FAB)" = $((2 * page))
+check "the raise is in the kernel log, in bytes" \
+	sh -c "dmesg | grep -q 'autofaultaround: fault_around_bytes raised from $orig to $((2 * page)) bytes'"
+modprobe autofaultaround min_order=$order max_order=$order initial_order=$order
+got=$(seq_faults)
+want=$((pages / (1 << order) + 1))
+check "after the raise the module sets order $order ($(((1 << order) * page)) bytes): $want +-4 faults (got $got)" \
+	within "$got" $want 4
+kib=$(awk -v k=$(((1 << order) * page / 1024)) '
+	$1 == "class" { for (i = 1; i <= NF; i++) col[$i] = i; on = 1; next }
+	on && NF > 5 && $col["order"] ~ /^[0-9]+$/ { n++; if ($col["KiB"] != k) bad++ }
+	END { print n + 0, bad + 0 }' $STATS)
+check "every stats class row shows $(((1 << order) * page / 1024)) KiB at order $order with $page-byte pages (rows, wrong: $kib)" \
+	test "${kib#* }" = 0 -a "${kib% *}" -gt 0
+rmmod autofaultaround
+afa-fault-around restore
+check "afa-fault-around restore puts $orig bytes back (got $(cat $FAB))" \
+	test "$(cat $FAB)" = "$orig"
+check "the restore is in the kernel log, in bytes" \
+	sh -c "dmesg | grep -q 'autofaultaround: fault_around_bytes restored from $((2 * page)) to $orig bytes'"
