@@ -9,6 +9,7 @@
 #                       in one VM boot; writes docs/benchmarks.md (BENCH_REPS=3: quick)
 #   make deps           install the Debian packages all of this needs (root)
 #   make kunit | vmtest | checkpatch | userspace | install | uninstall | clean
+#   make vmtest-selftests  the kernel's mm selftests in the VM, without and with the module
 #   make vmtest-debug   the VM suites on a debug kernel (KASAN, lockdep, kmemleak),
 #                       built once into the cache (make debug-kernel)
 
@@ -97,6 +98,17 @@ vmtest-stress:
 	@$(VM_LOCK) sh -c '$(MAKE) --no-print-directory vm-prereq && \
 		AFA_VM_APPEND="$(STRESS_APPEND)" vm/run.sh stress $(KVER)'
 
+# The kernel's mm selftests, built once into the cache, in one boot:
+# without the module, then with it at pinned windows and its defaults
+# (docs/testing.md).  SELFTESTS_RUNS=none,order0,... SELFTESTS_ONLY=a,b
+SELFTESTS_APPEND = $(strip \
+	$(if $(SELFTESTS_RUNS),selftests_runs=$(SELFTESTS_RUNS)) \
+	$(if $(SELFTESTS_ONLY),selftests_only=$(SELFTESTS_ONLY)))
+
+vmtest-selftests:
+	@st=$$(scripts/selftests-build.sh) && $(VM_LOCK) sh -c '$(MAKE) --no-print-directory vm-prereq && \
+		AFA_VM_SELFTESTS='"$$st"' AFA_VM_APPEND="$(SELFTESTS_APPEND)" vm/run.sh selftests $(KVER)'
+
 demo:
 	@$(VM_LOCK) sh -c '$(MAKE) --no-print-directory vm-prereq && vm/run.sh demo $(KVER)'
 
@@ -139,4 +151,4 @@ check:
 .PHONY: all modules modules-clean clean install uninstall dkms-test cross-ppc64le \
 	userspace \
 	deps kunit kunit-i386 checkpatch \
-	vm-prereq vmtest vmtest-stress demo debug-kernel vmtest-debug bench bench-report check
+	vm-prereq vmtest vmtest-stress vmtest-selftests demo debug-kernel vmtest-debug bench bench-report check

@@ -62,6 +62,8 @@ phase kunit-i386 env AFA_KUNIT_ARCH=i386 scripts/kunit.sh
 phase dkms scripts/dkms-test.sh
 phase vmtest-6.12:vmtest make -s vmtest KVER="$(scripts/kver.sh 6.12)"
 phase vmtest-6.1:vmtest make -s vmtest KVER="$(scripts/kver.sh 6.1)"
+# The kernel's own mm selftests, without and with the module (6.12)
+phase vmtest-selftests make -s vmtest-selftests
 # The debug kernel's run only when that kernel is cached: its cold build
 # and its run do not fit CI's hour (README, docs/testing.md).
 if why=$(scripts/debug-kernel.sh --cached 2>&1 >/dev/null); then

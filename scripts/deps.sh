@@ -20,6 +20,8 @@ pkgs=(
 	groff-base
 	# the POWER code paths are compile-tested with the cross compiler
 	gcc-powerpc64le-linux-gnu
+	# the kernel's mm selftests, linked statically (scripts/selftests-build.sh)
+	libcap-dev libnuma-dev liburing-dev
 	# DKMS packaging, and Debian 12's default 6.1 kernel (compatibility)
 	dkms linux-image-amd64 linux-headers-amd64
 )

@@ -9,6 +9,8 @@
 # (a tree ending in lib/modules/KVER, as 'make modules_install
 # INSTALL_MOD_PATH=' leaves it) for a kernel built elsewhere, such as
 # scripts/debug-kernel.sh's; ext4 and virtio built in need no copy.
+# AFA_VM_SELFTESTS, a folder of the kernel's selftest binaries
+# (scripts/selftests-build.sh), goes to /selftests.
 # usage: mkinitramfs.sh KVER OUTDIR
 . "$(dirname "$0")/../scripts/lib.sh"
 
@@ -71,6 +73,16 @@ copy_with_libs /usr/bin/trace-cmd
 for p in "$AFA_TOP"/userspace/afa-*; do
 	[ -x "$p" ] && [ ! -d "$p" ] && cp "$p" "$root/usr/bin/"
 done
+if [ -n "$AFA_VM_SELFTESTS" ]; then
+	[ -x "$AFA_VM_SELFTESTS/mremap_test" ] ||
+		die "AFA_VM_SELFTESTS=$AFA_VM_SELFTESTS holds no selftests"
+	mkdir -p "$root/selftests"
+	cp -p "$AFA_VM_SELFTESTS"/* "$root/selftests/" || die "cannot copy the selftests"
+	# some selftests run commands as nobody
+	echo 'root:x:0:0:root:/:/bin/sh' >"$root/etc/passwd"
+	echo 'nobody:x:65534:65534:nobody:/:/bin/sh' >>"$root/etc/passwd"
+	printf 'root:x:0:\nnogroup:x:65534:\n' >"$root/etc/group"
+fi
 cp "$AFA_TOP/vm/init" "$root/init"
 cp -r "$AFA_TOP/vm/guest" "$root/guest"
 chmod +x "$root/init"
