@@ -79,7 +79,8 @@ vmtest:
 
 # The stress suite, in one boot (docs/testing.md).  The guest's counts can
 # be overridden: STRESS_LOADS, STRESS_WRITES, STRESS_HOTPLUG,
-# STRESS_RACE_S, STRESS_TOGGLES, STRESS_MEMCG_MIB, STRESS_MEMCG_S, STRESS_SEED,
+# STRESS_RACE_S, STRESS_TOGGLES, STRESS_MEMCG_MIB, STRESS_MEMCG_S,
+# STRESS_COLLAPSE_S, STRESS_HOTSET_S, STRESS_SEED,
 # STRESS_LIMIT_S (time limit of each test's loop), STRESS_ONLY=NN (only
 # the tests whose names start with NN).
 STRESS_APPEND = $(strip \
@@ -90,6 +91,8 @@ STRESS_APPEND = $(strip \
 	$(if $(STRESS_TOGGLES),stress_toggles=$(STRESS_TOGGLES)) \
 	$(if $(STRESS_MEMCG_MIB),stress_memcg_mib=$(STRESS_MEMCG_MIB)) \
 	$(if $(STRESS_MEMCG_S),stress_memcg_s=$(STRESS_MEMCG_S)) \
+	$(if $(STRESS_COLLAPSE_S),stress_collapse_s=$(STRESS_COLLAPSE_S)) \
+	$(if $(STRESS_HOTSET_S),stress_hotset_s=$(STRESS_HOTSET_S)) \
 	$(if $(STRESS_SEED),stress_seed=$(STRESS_SEED)) \
 	$(if $(STRESS_LIMIT_S),stress_limit_s=$(STRESS_LIMIT_S)) \
 	$(if $(STRESS_ONLY),stress_only=$(STRESS_ONLY)))
