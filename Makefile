@@ -11,6 +11,7 @@
 #                       in one VM boot; writes docs/benchmarks.md (BENCH_REPS=3: quick)
 #   make deps           install the Debian packages all of this needs (root)
 #   make kunit | vmtest | checkpatch | userspace | install | uninstall | clean
+#   make vmtest-selftests  the kernel's mm selftests in the VM, without and with the module
 #   make vmtest-debug   the VM suites on a debug kernel (KASAN, lockdep, kmemleak),
 #                       built once into the cache (make debug-kernel)
 #   make vmtest-arm64   FOREIGN_TESTS on Debian 13's arm64 kernel (qemu -M virt)
@@ -111,7 +112,8 @@ vmtest:
 
 # The stress suite, in one boot (docs/testing.md).  The guest's counts can
 # be overridden: STRESS_LOADS, STRESS_WRITES, STRESS_HOTPLUG,
-# STRESS_RACE_S, STRESS_TOGGLES, STRESS_MEMCG_MIB, STRESS_MEMCG_S, STRESS_SEED,
+# STRESS_RACE_S, STRESS_TOGGLES, STRESS_MEMCG_MIB, STRESS_MEMCG_S,
+# STRESS_COLLAPSE_S, STRESS_HOTSET_S, STRESS_SEED,
 # STRESS_LIMIT_S (time limit of each test's loop), STRESS_ONLY=NN (only
 # the tests whose names start with NN).
 STRESS_APPEND = $(strip \
@@ -122,6 +124,8 @@ STRESS_APPEND = $(strip \
 	$(if $(STRESS_TOGGLES),stress_toggles=$(STRESS_TOGGLES)) \
 	$(if $(STRESS_MEMCG_MIB),stress_memcg_mib=$(STRESS_MEMCG_MIB)) \
 	$(if $(STRESS_MEMCG_S),stress_memcg_s=$(STRESS_MEMCG_S)) \
+	$(if $(STRESS_COLLAPSE_S),stress_collapse_s=$(STRESS_COLLAPSE_S)) \
+	$(if $(STRESS_HOTSET_S),stress_hotset_s=$(STRESS_HOTSET_S)) \
 	$(if $(STRESS_SEED),stress_seed=$(STRESS_SEED)) \
 	$(if $(STRESS_LIMIT_S),stress_limit_s=$(STRESS_LIMIT_S)) \
 	$(if $(STRESS_ONLY),stress_only=$(STRESS_ONLY)))
@@ -129,6 +133,17 @@ STRESS_APPEND = $(strip \
 vmtest-stress:
 	@$(VM_LOCK) sh -c '$(MAKE) --no-print-directory vm-prereq && \
 		AFA_VM_APPEND="$(STRESS_APPEND)" vm/run.sh stress $(KVER)'
+
+# The kernel's mm selftests, built once into the cache, in one boot:
+# without the module, then with it at pinned windows and its defaults
+# (docs/testing.md).  SELFTESTS_RUNS=none,order0,... SELFTESTS_ONLY=a,b
+SELFTESTS_APPEND = $(strip \
+	$(if $(SELFTESTS_RUNS),selftests_runs=$(SELFTESTS_RUNS)) \
+	$(if $(SELFTESTS_ONLY),selftests_only=$(SELFTESTS_ONLY)))
+
+vmtest-selftests:
+	@st=$$(scripts/selftests-build.sh) && $(VM_LOCK) sh -c '$(MAKE) --no-print-directory vm-prereq && \
+		AFA_VM_SELFTESTS='"$$st"' AFA_VM_APPEND="$(SELFTESTS_APPEND)" vm/run.sh selftests $(KVER)'
 
 # The packages first, in their own step: KVER is only known once the
 # kernel is installed.
@@ -213,5 +228,5 @@ check:
 	lockdown-test doc-logs cross-ppc64le \
 	userspace \
 	deps kunit kunit-i386 checkpatch \
-	vm-prereq vmtest vmtest-stress demo demo-run debug-kernel vmtest-debug bench bench-report check \
+	vm-prereq vmtest vmtest-stress vmtest-selftests demo demo-run debug-kernel vmtest-debug bench bench-report check \
 	vmtest-arm64 vmtest-ppc64le build-newest vmtest-newest

@@ -78,6 +78,8 @@ KNOTE="$k612 and $k61" phase vmtest-lockdown:vmtest scripts/lockdown-test.sh
 # few minutes of boots (docs/testing.md)
 KNOTE="Debian 13 arm64" phase vmtest-arm64:vmtest make -s vmtest-arm64
 KNOTE="Debian 13 ppc64le, 64k and 4k pages" phase vmtest-ppc64le:vmtest make -s vmtest-ppc64le
+# The kernel's own mm selftests, without and with the module (6.12)
+KNOTE=$k612 phase vmtest-selftests make -s vmtest-selftests KVER="$k612"
 # The debug kernel's run only when that kernel is cached: its cold build
 # and its run do not fit CI's hour (README, docs/testing.md).
 if why=$(scripts/debug-kernel.sh --cached 2>&1 >/dev/null); then

@@ -38,6 +38,8 @@ pkgs=(
 	gcc-powerpc64le-linux-gnu
 	# make vmtest-arm64, vmtest-ppc64le: the trixie root (scripts/trixie-root.sh)
 	debootstrap
+	# the kernel's mm selftests, linked statically (scripts/selftests-build.sh)
+	libcap-dev libnuma-dev liburing-dev
 	# DKMS packaging, and Debian 12's default 6.1 kernel (compatibility)
 	dkms linux-image-amd64 linux-headers-amd64
 )

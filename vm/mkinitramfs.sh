@@ -17,6 +17,8 @@
 # AFA_VM_BUSYBOX (a busybox that cannot run here: /init installs its
 # applets at boot), AFA_VM_TRACECMD=0 (no trace-cmd).  AFA_VM_TESTS,
 # names of vm/guest/tests files without .sh, puts only those tests in.
+# AFA_VM_SELFTESTS, a folder of the kernel's selftest binaries
+# (scripts/selftests-build.sh), goes to /selftests.
 # usage: mkinitramfs.sh KVER OUTDIR
 . "$(dirname "$0")/../scripts/lib.sh"
 
@@ -94,6 +96,16 @@ copy_with_libs() {
 for p in "${AFA_VM_TOOLS:-$AFA_TOP/userspace}"/afa-*; do
 	[ -x "$p" ] && [ ! -d "$p" ] && cp "$p" "$root/usr/bin/"
 done
+if [ -n "$AFA_VM_SELFTESTS" ]; then
+	[ -x "$AFA_VM_SELFTESTS/mremap_test" ] ||
+		die "AFA_VM_SELFTESTS=$AFA_VM_SELFTESTS holds no selftests"
+	mkdir -p "$root/selftests"
+	cp -p "$AFA_VM_SELFTESTS"/* "$root/selftests/" || die "cannot copy the selftests"
+	# some selftests run commands as nobody
+	echo 'root:x:0:0:root:/:/bin/sh' >"$root/etc/passwd"
+	echo 'nobody:x:65534:65534:nobody:/:/bin/sh' >>"$root/etc/passwd"
+	printf 'root:x:0:\nnogroup:x:65534:\n' >"$root/etc/group"
+fi
 cp "$AFA_TOP/vm/init" "$root/init"
 cp -r "$AFA_TOP/vm/guest" "$root/guest"
 if [ -n "$AFA_VM_TESTS" ]; then

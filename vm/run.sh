@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # Boot Debian's kernel KVER in QEMU (TCG) with the project's initramfs and
 # an ext4 test disk, run the guest side in MODE (test, numa, demo, bench,
-# debug or stress), and judge the console log.  AFA_VM_KERNEL (an image) and
-# AFA_VM_MODDIR (its modules, see mkinitramfs.sh) boot a kernel built
+# debug, stress or selftests), and judge the console log.  AFA_VM_KERNEL
+# (an image) and AFA_VM_MODDIR (its modules, see mkinitramfs.sh) boot a kernel built
 # elsewhere instead, as make vmtest-debug does with the debug kernel of
 # scripts/debug-kernel.sh.  bench mode counts no PASS lines: it boots with
 # QEMU's instruction-counting clock and more memory, and leaves its BENCH
@@ -22,7 +22,7 @@
 
 mode=$1
 kver=$2
-[ -n "$mode" ] && [ -n "$kver" ] || die "usage: run.sh test|numa|lockdown|demo|bench|debug|stress KVER"
+[ -n "$mode" ] && [ -n "$kver" ] || die "usage: run.sh test|numa|lockdown|demo|bench|debug|stress|selftests KVER"
 need_pkgs e2fsprogs
 arch=${AFA_VM_ARCH:-x86_64}
 kernel=${AFA_VM_KERNEL:-/boot/vmlinuz-$kver}
@@ -114,6 +114,20 @@ debug)
 	timeout=${AFA_VM_TIMEOUT:-4800}
 	append="$append loglevel=5 stress_limit_s=900"
 	;;
+selftests)
+	# The kernel's mm selftests without and with the module
+	# (scripts/selftests-build.sh builds them; vm/guest/selftests.sh):
+	# memory for the hugetlb tests' 320 MiB of huge pages and for
+	# compaction_test, time for four runs of them.
+	smp=${AFA_VM_SMP:-2}
+	mem=${AFA_VM_MEM:-2048}
+	timeout=${AFA_VM_TIMEOUT:-2400}
+	# uffd-unit-tests' poison test makes the kernel log an MCE line per
+	# page (pr_err): keep them off the slow serial console (loglevel=3:
+	# only crit and worse; the dmesg dump at the end has them all)
+	append="$append log_buf_len=8M loglevel=3"
+	[ -n "$AFA_VM_SELFTESTS" ] || die "selftests mode needs AFA_VM_SELFTESTS (make vmtest-selftests)"
+	;;
 esac
 # other architectures: two vCPUs, no x86 topology
 [ "$arch" = x86_64 ] || smp=${AFA_VM_SMP:-2}
@@ -159,10 +173,11 @@ if [ -n "$reports" ]; then
 fi
 failed=$((failed + harness))
 case "$mode" in
-test | numa | debug | stress | lockdown)
+test | numa | debug | stress | lockdown | selftests)
 	[ "$passed" -eq 0 ] && failed=$((failed + 1))
 	label=vmtest
 	[ "$mode" = stress ] && label=vmtest-stress
+	[ "$mode" = selftests ] && label=vmtest-selftests
 	;;
 *)
 	label=$mode
