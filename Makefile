@@ -118,13 +118,23 @@ vmtest-debug: debug-kernel
 		vm/run.sh debug $(DEBUG_KREL)'
 
 # Benchmarks, not tests: repetitions per configuration (the baseline runs
-# twice as often); BENCH_ONLY=wl1,wl2 restricts the workloads.
+# twice as often); BENCH_ONLY=name,... restricts them to workloads or to
+# families (held, fresh, real; see docs/benchmarks.md); BENCH_CLOCK=wall
+# boots without the instruction clock (its own log and report section).
+# The real-programs family needs the Debian root image of
+# scripts/rootfs.sh (built once into the cache, as root).
 BENCH_REPS ?= 5
 BENCH_ONLY ?=
-BENCH_LOG = build/vm-$(KVER)/console-bench.log
+BENCH_CLOCK ?= icount
+comma := ,
+BENCH_REAL = $(if $(BENCH_ONLY),$(filter real%,$(subst $(comma), ,$(BENCH_ONLY))),all)
+BENCH_LOG = build/vm-$(KVER)/console-bench$(if $(filter wall,$(BENCH_CLOCK)),-wall).log
 
 bench:
+	@$(if $(BENCH_REAL),scripts/rootfs.sh >/dev/null)
 	@$(VM_LOCK) sh -c '$(MAKE) --no-print-directory vm-prereq && \
+		$(if $(BENCH_REAL),AFA_VM_ROOTFS=$$(scripts/rootfs.sh --path)) \
+		AFA_BENCH_CLOCK=$(BENCH_CLOCK) \
 		AFA_VM_APPEND="bench_reps=$(BENCH_REPS) $(if $(BENCH_ONLY),bench_only=$(BENCH_ONLY))" \
 		vm/run.sh bench $(KVER)'
 	@scripts/bench-report.sh $(BENCH_LOG)

@@ -50,6 +50,17 @@ want() {
 	return 1
 }
 
+# want_wl FAMILY WL: the workload is selected, by its name or its
+# family's (held, fresh, real)
+want_wl() {
+	[ -z "$ONLY" ] && return 0
+	case ",$ONLY," in *",$1,"* | *",$2,"*) return 0 ;; esac
+	return 1
+}
+
+. /guest/bench-fresh.sh
+. /guest/bench-real.sh
+
 # work K ARGS... FILE: afa-work, WARM passes and K more; prints the
 # last K.
 work() {
@@ -113,25 +124,36 @@ state() {
 	' $STATS
 }
 
-# measure WL CFG REP: one result line
-measure() {
+# cfg_enter CFG: set a configuration up: the window, or the module
+# loaded with its defaults at the kernel default window
+cfg_enter() {
 	MODE=static
-	case $2 in
+	case $1 in
 	afa)
 		MODE=afa
 		echo 65536 >$FAB
 		modprobe autofaultaround || fail "bench: modprobe autofaultaround"
 		;;
 	o*)
-		echo $((4096 << ${2#o})) >$FAB
+		echo $((4096 << ${1#o})) >$FAB
 		;;
 	esac
-	out=$(wl_run "$1")
-	if [ "$MODE" = afa ]; then
-		state "$1" "$3"
+}
+
+# cfg_leave CFG WL REP: the module's orders, unload it; the default window
+cfg_leave() {
+	if [ "$1" = afa ]; then
+		state "$2" "$3"
 		rmmod autofaultaround || fail "bench: rmmod autofaultaround"
 	fi
 	echo 65536 >$FAB
+}
+
+# measure WL CFG REP: one result line
+measure() {
+	cfg_enter "$2"
+	out=$(wl_run "$1")
+	cfg_leave "$2" "$1" "$3"
 	echo "BENCH wl=$1 cfg=$2 rep=$3 $(echo "$out" | sum_lines)"
 }
 
@@ -183,7 +205,12 @@ INOS="$(ino $SEQ) seq64 $(ino $SPARSE) sparse1g $(ino $EXE) afa-exec"
 for f in $SEQ $SPARSE $EXE; do
 	echo "BENCH-INO ino=$(ino $f) name=${f#/mnt/}"
 done
-echo "BENCH-INFO reps=$REPS warm=$WARM warm_exec=$WARM_EXEC hold_ms=$HOLD exec_hold_ms=$EXEC_HOLD cpus=$(nproc) mem_kb=$(awk '/MemTotal/ { print $2 }' /proc/meminfo) clocksource=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
+REAL_OK=
+if [ -z "$ONLY" ] || echo ",$ONLY," | grep -q ',real'; then
+	say "preparing the root image"
+	real_prepare
+fi
+echo "BENCH-INFO reps=$REPS warm=$WARM warm_exec=$WARM_EXEC hold_ms=$HOLD exec_hold_ms=$EXEC_HOLD fresh_procs=$FRESH_PROCS fresh_learn=$FRESH_LEARN real_runs=$REAL_RUNS real_learn=$REAL_LEARN clock=${bench_clock:-icount} cpus=$(nproc) mem_kb=$(awk '/MemTotal/ { print $2 }' /proc/meminfo) clocksource=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
 [ "$(cat $FAB)" = 65536 ] || fail "bench: kernel default fault_around_bytes is not 65536"
 
 t0=$(cut -d. -f1 /proc/uptime)
@@ -195,10 +222,24 @@ while [ $rep -lt "$REPS" ]; do
 	cfgs=$(echo $CFGS | awk -v s=$((rep * 3 % n)) '{
 		for (i = 0; i < NF; i++) printf "%s ", $((i + s) % NF + 1) }')
 	for wl in $WORKLOADS; do
-		want $wl || continue
+		want_wl held $wl || continue
 		say "repetition $((rep + 1)) of $REPS: $wl"
 		for cfg in $cfgs; do
 			measure $wl $cfg $rep
+		done
+	done
+	for wl in $FRESH_WORKLOADS; do
+		want_wl fresh $wl || continue
+		say "repetition $((rep + 1)) of $REPS: $wl"
+		for cfg in $cfgs; do
+			fresh_block $wl $cfg $rep
+		done
+	done
+	for wl in $REAL_WORKLOADS; do
+		[ -n "$REAL_OK" ] && want_wl real $wl || continue
+		say "repetition $((rep + 1)) of $REPS: $wl"
+		for cfg in $cfgs; do
+			real_block $wl $cfg $rep
 		done
 	done
 	want overhead && overhead $rep
