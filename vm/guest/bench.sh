@@ -37,7 +37,8 @@ SEQ=/mnt/seq64
 SPARSE=/mnt/sparse1g
 EXE=/mnt/afa-exec
 # one entry per measurement of a repetition; o4 (baseline) twice
-CFGS="o4 o0 o1 o2 o3 afa o4 o5 o6 o8"
+CFGS=${bench_cfgs:-"o4 o0 o1 o2 o3 afa o4 o5 o6 o8"}
+CFGS=$(echo "$CFGS" | tr , " ")
 WORKLOADS="seq-t1 seq-t2 rand-t1 rand-t2 sparse2m-t1 sparse2m-t2 sparse16m-t1 sparse16m-t2 mixed exec"
 
 say() {
@@ -195,22 +196,25 @@ if [ "$1" = traced ]; then
 	exit 0
 fi
 
-say "preparing files"
-make_file $SEQ 64
-[ -f $SPARSE ] || truncate -s 1G $SPARSE
-cat $SPARSE >/dev/null
-cp /usr/bin/afa-exec $EXE
-cat $EXE >/dev/null
-INOS="$(ino $SEQ) seq64 $(ino $SPARSE) sparse1g $(ino $EXE) afa-exec"
+# the test disk's files, unless only real programs run
+if [ -z "$ONLY" ] || echo ",$ONLY," | grep -q ',[^r]'; then
+	say "preparing files"
+	make_file $SEQ 64
+	[ -f $SPARSE ] || truncate -s 1G $SPARSE
+	cat $SPARSE >/dev/null
+	cp /usr/bin/afa-exec $EXE
+	cat $EXE >/dev/null
+fi
+INOS="$(ino $SEQ 2>/dev/null) seq64 $(ino $SPARSE 2>/dev/null) sparse1g $(ino $EXE 2>/dev/null) afa-exec"
 for f in $SEQ $SPARSE $EXE; do
-	echo "BENCH-INO ino=$(ino $f) name=${f#/mnt/}"
+	[ -e $f ] && echo "BENCH-INO ino=$(ino $f) name=${f#/mnt/}"
 done
 REAL_OK=
 if [ -z "$ONLY" ] || echo ",$ONLY," | grep -q ',real'; then
 	say "preparing the root image"
 	real_prepare
 fi
-echo "BENCH-INFO reps=$REPS warm=$WARM warm_exec=$WARM_EXEC hold_ms=$HOLD exec_hold_ms=$EXEC_HOLD fresh_procs=$FRESH_PROCS fresh_learn=$FRESH_LEARN real_runs=$REAL_RUNS real_learn=$REAL_LEARN clock=${bench_clock:-icount} cpus=$(nproc) mem_kb=$(awk '/MemTotal/ { print $2 }' /proc/meminfo) clocksource=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
+echo "BENCH-INFO reps=$REPS warm=$WARM warm_exec=$WARM_EXEC hold_ms=$HOLD exec_hold_ms=$EXEC_HOLD fresh_procs=$FRESH_PROCS fresh_learn=$FRESH_LEARN real_runs=$REAL_RUNS real_make_runs=$REAL_MAKE_RUNS real_learn=$REAL_LEARN clock=${bench_clock:-icount} cpus=$(nproc) mem_kb=$(awk '/MemTotal/ { print $2 }' /proc/meminfo) clocksource=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
 [ "$(cat $FAB)" = 65536 ] || fail "bench: kernel default fault_around_bytes is not 65536"
 
 t0=$(cut -d. -f1 /proc/uptime)
