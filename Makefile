@@ -130,8 +130,12 @@ comma := ,
 BENCH_REAL = $(if $(BENCH_ONLY),$(filter real%,$(subst $(comma), ,$(BENCH_ONLY))),all)
 BENCH_LOG = build/vm-$(KVER)/console-bench$(if $(filter wall,$(BENCH_CLOCK)),-wall).log
 
+# one root image build at a time across checkouts
+ROOTFS_LOCK = mkdir -p "$${XDG_CACHE_HOME:-$$HOME/.cache}/autofaultaround" && \
+	flock "$${XDG_CACHE_HOME:-$$HOME/.cache}/autofaultaround/rootfs.lock"
+
 bench:
-	@$(if $(BENCH_REAL),scripts/rootfs.sh >/dev/null)
+	@$(if $(BENCH_REAL),$(ROOTFS_LOCK) scripts/rootfs.sh >/dev/null)
 	@$(VM_LOCK) sh -c '$(MAKE) --no-print-directory vm-prereq && \
 		$(if $(BENCH_REAL),AFA_VM_ROOTFS=$$(scripts/rootfs.sh --path)) \
 		AFA_BENCH_CLOCK=$(BENCH_CLOCK) \
