@@ -14,8 +14,8 @@ pkgs=(
 	gcc make libc6-dev kmod
 	# the test VM
 	qemu-system-x86 busybox-static trace-cmd e2fsprogs cpio xz-utils
-	# make bench: the plots in docs/bench/
-	gnuplot-nox
+	# make bench: the plots in docs/bench/, the real-programs root image
+	gnuplot-nox debootstrap
 	# afa-stat's tests: its man page must render cleanly
 	groff-base
 	# the POWER code paths are compile-tested with the cross compiler

@@ -1,10 +1,17 @@
 # SPDX-License-Identifier: GPL-2.0
-# 'make bench', guest side: the seeds' workloads at static windows with
-# the module unloaded and with the module loaded, interleaved round-robin
-# within each repetition, then the probe overhead, then one traced
-# adaptive run.  Results are console lines for scripts/bench-report.sh:
+# 'make bench', guest side: three families of workloads at static
+# windows with the module unloaded and with the module loaded, each
+# workload's configurations interleaved round-robin within each
+# repetition, then the probe overhead, then one traced adaptive run.
+# The families: held (below: the seeds' workloads, many passes in one
+# process, each holding its mapping), fresh (bench-fresh.sh: every run a
+# new process) and real (bench-real.sh: Debian's own programs in the
+# root image on /dev/vdb).  Results are console lines for
+# scripts/bench-report.sh:
 #
 #   BENCH wl=WORKLOAD cfg=oN|afa rep=R minflt=N ns=N lines=N
+#   BENCH-RUN fam=fresh|real wl=WORKLOAD cfg=oN|afa rep=R run=I starts=N minflt=N majflt=N ns=N wall_ns=N
+#   BENCH-REAL-PREP wl=WORKLOAD ...: the real workloads' cache-filling runs
 #   BENCH-OVH win=BYTES cfg=off|afa0|afa0ns rep=R minflt=N ns=N lines=N fab=BYTES
 #   BENCH-STATE wl=WORKLOAD rep=R what=class|stream name=... order=N faults=N
 #   BENCH-INFO, BENCH-MARK, BENCH-TRACE-OUT: parameters, phases, output
@@ -15,11 +22,15 @@
 # cfg=oN: fault_around_bytes = 4096 << N, module unloaded (o4, the kernel
 # default, is the baseline and runs twice per repetition).  cfg=afa:
 # 'modprobe autofaultaround' with its defaults at the kernel default
-# window.  Every configuration runs the same command: WARM passes, each
-# holding its mapping one period so that the module can check its
-# samples, then the measured ones; only those are reported.
-# Kernel command line knobs: bench_reps=N, bench_only=wl1,wl2,... (the
-# workloads below, overhead, trace), bench_warm=N, bench_warm_exec=N.
+# window.  In the held family every configuration runs the same command:
+# WARM passes, each holding its mapping one period so that the module can
+# check its samples, then the measured ones; only those are reported.
+# Kernel command line knobs: bench_reps=N, bench_only=a,b,... (families
+# held, fresh, real; workloads; overhead, trace), bench_cfgs=o4,afa,...
+# (the configurations of a repetition, for trying the harness),
+# bench_warm=N, bench_warm_exec=N, bench_fresh_procs=N,
+# bench_fresh_learn=N, bench_real_runs=N, bench_real_make_runs=N,
+# bench_real_learn=N, bench_clock=icount|wall (set by run.sh).
 . /guest/lib.sh
 
 REPS=${bench_reps:-5}
