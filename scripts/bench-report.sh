@@ -468,12 +468,16 @@ R_FLT_SLACK = 0.005	# real: and not above the default's by more than 0.5% + 2
 
 
 def part_stats(blocks):
-    """blocks: per repetition, the per-run means (minflt, ns, wall, majflt)
-    of one part; the median over blocks, stddev of the time in percent"""
+    """blocks: per repetition, the per-run means (minflt, cpu ns, elapsed
+    ns, majflt) of one part; the median over blocks, stddev of the time
+    in percent.  The time is the elapsed one: under the instruction clock
+    it counts what both vCPUs executed, once; the children's CPU time
+    counts an instruction of either vCPU in the runtime of each task
+    running meanwhile, so it doubles while two of them run at once."""
     fm, _, _ = stats([b[0] for b in blocks])
-    tm, _, tsd = stats([b[1] for b in blocks])
-    wm, _, wsd = stats([b[2] for b in blocks])
-    return dict(n=len(blocks), flt=fm, ns=tm, sd=tsd, wall=wm, wall_sd=wsd,
+    cm, _, csd = stats([b[1] for b in blocks])
+    tm, _, tsd = stats([b[2] for b in blocks])
+    return dict(n=len(blocks), flt=fm, ns=tm, sd=tsd, cpu=cm, cpu_sd=csd,
                 maj=sum(b[3] for b in blocks))
 
 
@@ -509,21 +513,22 @@ def fam_method(fam):
                 'loaded with its defaults, once; %s runs one after the other; '
                 'then the module unloaded. The first %s runs of a block are '
                 '"learning", the other %s "steady"; static windows run the same '
-                'blocks. Per run: the children\'s minor faults and CPU time '
-                '(user + system, getrusage RUSAGE_CHILDREN: exec, mmap, faults, '
-                'munmap and exit included), and the elapsed time. A block\'s '
-                'value is the mean of its runs; tables give the median over the '
-                'blocks and the stddev of the blocks\' times.' %
+                'blocks. Per run: the elapsed time from the start to the exit '
+                '(exec, mmap, faults, munmap, exit and any kernel work meanwhile, '
+                'the module\'s included), the minor faults and CPU time (user + '
+                'system) of the processes from getrusage RUSAGE_CHILDREN. A '
+                'block\'s value is the mean of its runs; tables give the median '
+                'over the blocks and the stddev of the blocks\' times.' %
                 (n, nl, int(n) - int(nl) if n.isdigit() and nl.isdigit() else '?'))
     n = info.get('real_runs', '?')
     return ('Debian bookworm\'s own programs in a minbase root image '
             '(scripts/rootfs.sh) on a second virtio disk, run by afa-run in a '
             'chroot. A block is one configuration of one workload in one '
             'repetition (window set or module loaded once), %s runs (real-make: '
-            '%s), the first %s reported as "learning". Per run: minor faults and CPU '
-            'time (user + system) of every process of the run, and the '
-            'elapsed time; a block\'s value is the mean of its runs; tables '
-            'give the median over the blocks.' % (n, info.get('real_make_runs', '?'), nl))
+            '%s), the first %s reported as "learning". Per run: the elapsed time, and '
+            'the minor faults and CPU time (user + system) of every process of '
+            'the run; a block\'s value is the mean of its runs; tables give '
+            'the median over the blocks.' % (n, info.get('real_make_runs', '?'), nl))
 
 
 def geomean(xs):
@@ -539,7 +544,10 @@ def family_md(fam):
       (os.path.basename(log), nreps, info.get('cpus', '?'),
        int(info.get('mem_kb', '0')) // 1024, CLOCK))
     o('')
-    o(fam_method(fam) + ' "Change" is the median steady time against the '
+    o(fam_method(fam) + ' "Time" is the elapsed time; under the instruction '
+      'clock the CPU time counts an instruction of either vCPU in every task '
+      'running meanwhile, so it doubles where two processes run at once '
+      '(fresh-mixed, make -j2). "Change" is the median steady time against the '
       'baseline\'s (order 4, module unloaded, twice the blocks); "noise" is '
       '2 * sqrt(stddev^2 + stddev_baseline^2); a change counts (**yes**) only '
       'when larger.')
@@ -634,7 +642,7 @@ def family_md(fam):
         d = FAM_DESC.get(wl, wl)
         o(d[0].upper() + d[1:] + '.')
         o('')
-        o('| window | blocks | minor faults | faults change | time | stddev | time change | noise | counts | elapsed | learning: faults | learning: time | major faults |')
+        o('| window | blocks | minor faults | faults change | time | stddev | time change | noise | counts | CPU time | learning: faults | learning: time | major faults |')
         o('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: |')
         cfgs = ['o%d' % k for k in ORDERS if 'o%d' % k in s] + (['afa'] if 'afa' in s else [])
         for cfg in cfgs:
@@ -650,7 +658,7 @@ def family_md(fam):
             lr = s[cfg].get('learn')
             o('| %s | %d | %d | %s | %s | %.1f%% | %s | %s | %s | %s | %s | %s | %d |' % (
                 cfg_name(cfg), r['n'], r['flt'], fch, ms(r['ns']), r['sd'], chs, ns_, sigs,
-                ms(r['wall']), '%d' % lr['flt'] if lr else '', ms(lr['ns']) if lr else '',
+                ms(r['cpu']), '%d' % lr['flt'] if lr else '', ms(lr['ns']) if lr else '',
                 r['maj'] + (lr['maj'] if lr else 0)))
         if wl in state:
             parts = []
