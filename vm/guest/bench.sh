@@ -30,7 +30,8 @@
 # (the configurations of a repetition, for trying the harness),
 # bench_warm=N, bench_warm_exec=N, bench_fresh_procs=N,
 # bench_fresh_learn=N, bench_real_runs=N, bench_real_make_runs=N,
-# bench_real_learn=N, bench_clock=icount|wall (set by run.sh).
+# bench_real_learn=N, bench_real_reps=N, bench_clock=icount|wall (set by
+# run.sh).
 . /guest/lib.sh
 
 REPS=${bench_reps:-5}
@@ -225,7 +226,7 @@ if [ -z "$ONLY" ] || echo ",$ONLY," | grep -q ',real'; then
 	say "preparing the root image"
 	real_prepare
 fi
-echo "BENCH-INFO reps=$REPS warm=$WARM warm_exec=$WARM_EXEC hold_ms=$HOLD exec_hold_ms=$EXEC_HOLD fresh_procs=$FRESH_PROCS fresh_learn=$FRESH_LEARN real_runs=$REAL_RUNS real_make_runs=$REAL_MAKE_RUNS real_learn=$REAL_LEARN clock=${bench_clock:-icount} cpus=$(nproc) mem_kb=$(awk '/MemTotal/ { print $2 }' /proc/meminfo) clocksource=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
+echo "BENCH-INFO reps=$REPS warm=$WARM warm_exec=$WARM_EXEC hold_ms=$HOLD exec_hold_ms=$EXEC_HOLD fresh_procs=$FRESH_PROCS fresh_learn=$FRESH_LEARN real_reps=$REAL_REPS real_runs=$REAL_RUNS real_make_runs=$REAL_MAKE_RUNS real_learn=$REAL_LEARN clock=${bench_clock:-icount} cpus=$(nproc) mem_kb=$(awk '/MemTotal/ { print $2 }' /proc/meminfo) clocksource=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
 [ "$(cat $FAB)" = 65536 ] || fail "bench: kernel default fault_around_bytes is not 65536"
 
 t0=$(cut -d. -f1 /proc/uptime)
@@ -251,7 +252,7 @@ while [ $rep -lt "$REPS" ]; do
 		done
 	done
 	for wl in $REAL_WORKLOADS; do
-		[ -n "$REAL_OK" ] && want_wl real $wl || continue
+		[ -n "$REAL_OK" ] && [ $rep -lt "$REAL_REPS" ] && want_wl real $wl || continue
 		say "repetition $((rep + 1)) of $REPS: $wl"
 		for cfg in $cfgs; do
 			real_block $wl $cfg $rep
