@@ -5,8 +5,9 @@
 #   make                build module/autofaultaround.ko against KDIR
 #   make demo           boot Debian's kernel in QEMU and show the module at work
 #   make check          run every test that can run here; ends "N passed, N failed"
-#   make bench          the seeds' workloads at static windows and with the module,
-#                       in one VM boot; writes docs/benchmarks.md (BENCH_REPS=3: quick)
+#   make bench          held mappings, fresh processes and real programs at static
+#                       windows and with the module, in one VM boot; writes
+#                       docs/benchmarks.md (BENCH_REPS=3: quick; BENCH_ONLY=fresh|real)
 #   make deps           install the Debian packages all of this needs (root)
 #   make kunit | vmtest | checkpatch | userspace | install | uninstall | clean
 #   make vmtest-debug   the VM suites on a debug kernel (KASAN, lockdep, kmemleak),
