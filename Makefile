@@ -7,8 +7,9 @@
 #   make check          run every test that can run here; ends "N passed, N failed"
 #                       (both install the Debian packages they need first, as root)
 #   make deb            the Debian packages autofaultaround-dkms and -tools, in build/deb/
-#   make bench          the seeds' workloads at static windows and with the module,
-#                       in one VM boot; writes docs/benchmarks.md (BENCH_REPS=3: quick)
+#   make bench          held mappings, fresh processes and real programs at static
+#                       windows and with the module, in one VM boot; writes
+#                       docs/benchmarks.md (BENCH_REPS=3: quick; BENCH_ONLY=fresh|real)
 #   make deps           install the Debian packages all of this needs (root)
 #   make kunit | vmtest | checkpatch | userspace | install | uninstall | clean
 #   make vmtest-selftests  the kernel's mm selftests in the VM, without and with the module
@@ -206,13 +207,27 @@ vmtest-newest:
 		scripts/vmtest-foreign.sh amd64 $(NEWEST_TESTS)
 
 # Benchmarks, not tests: repetitions per configuration (the baseline runs
-# twice as often); BENCH_ONLY=wl1,wl2 restricts the workloads.
+# twice as often); BENCH_ONLY=name,... restricts them to workloads or to
+# families (held, fresh, real; see docs/benchmarks.md); BENCH_CLOCK=wall
+# boots without the instruction clock (its own log and report section).
+# The real-programs family needs the Debian root image of
+# scripts/rootfs.sh (built once into the cache, as root).
 BENCH_REPS ?= 5
 BENCH_ONLY ?=
-BENCH_LOG = build/vm-$(KVER)/console-bench.log
+BENCH_CLOCK ?= icount
+comma := ,
+BENCH_REAL = $(if $(BENCH_ONLY),$(filter real%,$(subst $(comma), ,$(BENCH_ONLY))),all)
+BENCH_LOG = build/vm-$(KVER)/console-bench$(if $(filter wall,$(BENCH_CLOCK)),-wall).log
+
+# one root image build at a time across checkouts
+ROOTFS_LOCK = mkdir -p "$${XDG_CACHE_HOME:-$$HOME/.cache}/autofaultaround" && \
+	flock "$${XDG_CACHE_HOME:-$$HOME/.cache}/autofaultaround/rootfs.lock"
 
 bench:
+	@$(if $(BENCH_REAL),$(ROOTFS_LOCK) scripts/rootfs.sh >/dev/null)
 	@$(VM_LOCK) sh -c '$(MAKE) --no-print-directory vm-prereq && \
+		$(if $(BENCH_REAL),AFA_VM_ROOTFS=$$(scripts/rootfs.sh --path)) \
+		AFA_BENCH_CLOCK=$(BENCH_CLOCK) \
 		AFA_VM_APPEND="bench_reps=$(BENCH_REPS) $(if $(BENCH_ONLY),bench_only=$(BENCH_ONLY))" \
 		vm/run.sh bench $(KVER)'
 	@scripts/bench-report.sh $(BENCH_LOG)

@@ -8,7 +8,7 @@
 
 log=$1
 [ -r "$log" ] || die "usage: bench-report.sh CONSOLE_LOG (no log at '$log': run 'make bench')"
-grep -q '^BENCH wl=' "$log" || die "$log has no BENCH result lines"
+grep -q -e '^BENCH wl=' -e '^BENCH-RUN ' "$log" || die "$log has no BENCH result lines"
 need_pkgs gnuplot-nox
 command -v python3 >/dev/null || die "python3 not found; run 'make deps'"
 mkdir -p "$AFA_TOP/docs/bench"
@@ -53,6 +53,9 @@ def complete(d, keys):
 
 
 runs = {}	# (wl, cfg) -> [(minflt, ns)]
+fam_runs = {}	# (fam, wl, cfg, rep) -> [(run, minflt, ns, wall_ns, majflt)]
+fam_order = []
+real_prep = {}
 ovh = {}	# (win, cfg) -> [(minflt, ns)]
 state = {}	# wl -> {name: [orders]}
 info = {}
@@ -71,6 +74,18 @@ with open(log, errors='replace') as f:
                 (int(d['minflt']), int(d['ns'])))
             if d['wl'] not in order_wl:
                 order_wl.append(d['wl'])
+        elif line.startswith('BENCH-RUN '):
+            d = kv(line)
+            if not complete(d, ('fam', 'wl', 'cfg', 'rep', 'run', 'minflt', 'majflt', 'ns', 'wall_ns')):
+                continue
+            fam_runs.setdefault((d['fam'], d['wl'], d['cfg'], int(d['rep'])), []).append(
+                (int(d['run']), int(d['minflt']), int(d['ns']), int(d['wall_ns']), int(d['majflt'])))
+            if d['wl'] not in fam_order:
+                fam_order.append(d['wl'])
+        elif line.startswith('BENCH-REAL-PREP '):
+            d = kv(line)
+            if 'wl' in d:
+                real_prep[d['wl']] = d
         elif line.startswith('BENCH-OVH '):
             d = kv(line)
             if not complete(d, ('cfg', 'minflt', 'ns', 'lines', 'fab')) or d['lines'] == '0':
@@ -150,11 +165,20 @@ tmp = tempfile.mkdtemp(prefix='afa-bench-')
 md = []
 w = md.append
 nreps = info.get('reps', '?')
+WALL = info.get('clock', 'icount') == 'wall'
+CLOCK = ('the wall clock: QEMU without `-icount`, guest time is host time '
+         '(TCG on a shared host: noisy, but memory and TLB costs count)'
+         if WALL else
+         'QEMU `-icount shift=0,sleep=off` (times are guest '
+         'instruction counts: 1 ns per instruction)')
+SFX = '-wall' if WALL else ''
+if WALL:
+    BEGIN = BEGIN.replace('GENERATED', 'GENERATED held wall')
+    END = END.replace('GENERATED', 'GENERATED held wall')
 w('Run of %s: %s repetitions, %s vCPUs, %d MiB guest memory, guest '
-  'clocksource %s, QEMU `-icount shift=0,sleep=off` (times are guest '
-  'instruction counts: 1 ns per instruction).' %
+  'clocksource %s, %s.' %
   (os.path.basename(log), nreps, info.get('cpus', '?'),
-   int(info.get('mem_kb', '0')) // 1024, info.get('clocksource', '?')))
+   int(info.get('mem_kb', '0')) // 1024, info.get('clocksource', '?'), CLOCK))
 w('')
 w('Every configuration runs the same command: %s warm-up passes '
   '(afa-exec: %s batches), each holding its mapping %s ms (children: %s ms), '
@@ -261,7 +285,7 @@ for wl in order_wl:
     w('')
     w(desc[0].upper() + desc[1:] + '.')
     w('')
-    w('![%s](bench/%s.png)' % (wl, wl))
+    w('![%s](bench/%s%s.png)' % (wl, wl, SFX))
     w('')
     w('| window | runs | minor faults | faults change | time | stddev | time change | noise | counts |')
     w('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |')
@@ -334,7 +358,7 @@ set yrange [*:*]
 %s
 plot "%s" using 1:4 with linespoints lw 2 pt 7 lc rgb "#1f77b4"
 unset multiplot
-''' % (os.path.join(png_dir, wl + '.png'), wl, lines, dat, lines2, dat))
+''' % (os.path.join(png_dir, wl + SFX + '.png'), wl, lines, dat, lines2, dat))
 
 # ---- the traced adaptive run: order over time per class and stream
 if trace:
@@ -370,7 +394,7 @@ if trace:
       'parameters). Class lines (pid 0 in the events) are the windows new '
       'streams start from; stream lines are one mapping each.')
     w('')
-    w('![order over time](bench/trace-orders.png)')
+    w('![order over time](bench/trace-orders%s.png)' % SFX)
     w('')
     w('| series | order changes | first order | last order |')
     w('| --- | ---: | ---: | ---: |')
@@ -418,17 +442,262 @@ set grid
 set key outside right top font ",8"
 %s
 plot %s
-''' % (os.path.join(png_dir, 'trace-orders.png'), arrows, ', '.join(plots)))
+''' % (os.path.join(png_dir, 'trace-orders' + SFX + '.png'), arrows, ', '.join(plots)))
 
-# ---- write the generated part into docs/benchmarks.md
+# ---- the fresh-processes and real-programs families
+FAM_TITLE = {'fresh': 'Fresh processes', 'real': 'Real programs'}
+FAM_DESC = {
+    'fresh-seq': 'one process: map the cached 64 MiB file, read one byte of every page in order, exit',
+    'fresh-rand': 'one process: every page of the same file in a random order, drawn by the process before it touches',
+    'fresh-sparse': 'one process: one page per 2 MiB of the cached 1 GiB sparse file (512 touches)',
+    'fresh-mixed': 'two processes at once, two files of one class (rodata): fresh-seq\'s and fresh-sparse\'s; time and faults are the sums over both',
+    'fresh-exec': 'one exec of the 17 MiB static afa-exec on ext4, touching a quarter of its 8 MiB of text and of its 8 MiB of rodata in runs of 8 pages, then exiting',
+    'real-make': '`make -s -j2` of a generated 4-file C project (gcc -O2), from clean; the `make clean` before each run is not measured',
+    'real-python': '`python3 -c pass`',
+    'real-perl': '`perl -e 1`, four times a run',
+    'real-git-status': '`git status --porcelain` over a repository of Python 3.11\'s standard library (514 files; git mmaps its index)',
+    'real-git-log': '`git log --stat -n 10` over the same repository (commits, trees and blobs from git\'s mmap of its pack)',
+    'real-find-grep': '`sh -c "find /usr/lib/python3.11 -name \'*.py\' | xargs grep -l \'import os\' | wc -l"`',
+    'real-exec': 'a dash loop of twice `ls -l /usr/bin`, `cat /etc/passwd`, `/bin/true`, `sed -n 1p /etc/passwd`',
+    'real-git-archive': 'the long-lived scan: `git archive HEAD` (one process reading every blob of HEAD through git\'s mmap of its pack)',
+}
+F_TIME_TARGET = 3.0	# fresh: module time at most 3% above the best static order's
+F_FLT_TARGET = 10.0	# fresh: module faults at most 10% above that order's
+R_FLT_FEWEST = 1.1	# real: module faults at most 1.1x the fewest static order's
+R_FLT_SLACK = 0.005	# real: and not above the default's by more than 0.5% + 2
+
+
+def part_stats(blocks):
+    """blocks: per repetition, the per-run means (minflt, cpu ns, elapsed
+    ns, majflt) of one part; the median over blocks, stddev of the time
+    in percent.  The time is the elapsed one: under the instruction clock
+    it counts what both vCPUs executed, once; the children's CPU time
+    counts an instruction of either vCPU in the runtime of each task
+    running meanwhile, so it doubles while two of them run at once."""
+    fm, _, _ = stats([b[0] for b in blocks])
+    cm, _, csd = stats([b[1] for b in blocks])
+    tm, _, tsd = stats([b[2] for b in blocks])
+    return dict(n=len(blocks), flt=fm, ns=tm, sd=tsd, cpu=cm, cpu_sd=csd,
+                maj=sum(b[3] for b in blocks))
+
+
+def family(fam):
+    """wl -> cfg -> {'learn': stats, 'steady': stats}"""
+    nlearn = int(info.get(fam + '_learn', '0'))
+    out = {}
+    for (f, wl, cfg, rep), rs in fam_runs.items():
+        if f != fam:
+            continue
+        parts = {'learn': [r for r in rs if r[0] < nlearn],
+                 'steady': [r for r in rs if r[0] >= nlearn]}
+        for part, lst in parts.items():
+            if not lst:
+                continue
+            mean = tuple(sum(r[k] for r in lst) / len(lst) for k in (1, 2, 3, 4))
+            out.setdefault(wl, {}).setdefault(cfg, {}).setdefault(part, []).append(mean)
+    return {wl: {cfg: {p: part_stats(b) for p, b in parts.items()}
+                 for cfg, parts in cfgs.items()} for wl, cfgs in out.items()}
+
+
+def ms(ns):
+    return '%.2f ms' % (ns / 1e6)
+
+
+def fam_method(fam):
+    nl = info.get(fam + '_learn', '?')
+    if fam == 'fresh':
+        n = info.get('fresh_procs', '?')
+        return ('Every run is a new process (map, touch, exit; no holds, no '
+                'sleeps), started by afa-run. A block is one configuration of '
+                'one workload in one repetition: the window set, or the module '
+                'loaded with its defaults, once; %s runs one after the other; '
+                'then the module unloaded. The first %s runs of a block are '
+                '"learning", the other %s "steady"; static windows run the same '
+                'blocks. Per run: the elapsed time from the start to the exit '
+                '(exec, mmap, faults, munmap, exit and any kernel work meanwhile, '
+                'the module\'s included), the minor faults and CPU time (user + '
+                'system) of the processes from getrusage RUSAGE_CHILDREN. A '
+                'block\'s value is the mean of its runs; tables give the median '
+                'over the blocks and the stddev of the blocks\' times.' %
+                (n, nl, int(n) - int(nl) if n.isdigit() and nl.isdigit() else '?'))
+    n = info.get('real_runs', '?')
+    return ('Debian bookworm\'s own programs in a minbase root image '
+            '(scripts/rootfs.sh) on a second virtio disk, run by afa-run in a '
+            'chroot. A block is one configuration of one workload in one '
+            'repetition (window set or module loaded once), %s runs (real-make: '
+            '%s), the first %s reported as "learning". Per run: the elapsed time, and '
+            'the minor faults and CPU time (user + system) of every process of '
+            'the run; a block\'s value is the mean of its runs; tables give '
+            'the median over the blocks.' % (n, info.get('real_make_runs', '?'), nl))
+
+
+def geomean(xs):
+    return math.exp(sum(math.log(x) for x in xs) / len(xs))
+
+
+def family_md(fam):
+    data = family(fam)
+    wls = [wl for wl in fam_order if wl in data]
+    out = []
+    o = out.append
+    o('Run of %s: %s repetitions, %s vCPUs, %d MiB guest memory, %s.' %
+      (os.path.basename(log), info.get('real_reps', nreps) if fam == 'real' else nreps,
+       info.get('cpus', '?'),
+       int(info.get('mem_kb', '0')) // 1024, CLOCK))
+    o('')
+    o(fam_method(fam) + ' "Time" is the elapsed time; under the instruction '
+      'clock the CPU time counts an instruction of either vCPU in every task '
+      'running meanwhile, so it doubles where two processes run at once '
+      '(fresh-mixed, make -j2). "Change" is the median steady time against the '
+      'baseline\'s (order 4, module unloaded, twice the blocks); "noise" is '
+      '2 * sqrt(stddev^2 + stddev_baseline^2); a change counts (**yes**) only '
+      'when larger.')
+    o('')
+    rows = []
+    for wl in wls:
+        s = data[wl]
+        statics = [c for c in s if c != 'afa' and 'steady' in s[c]]
+        if not statics or 'afa' not in s or BASE not in s:
+            continue
+        rows.append((wl, s, statics))
+    o('### Summary against the targets')
+    o('')
+    if fam == 'fresh':
+        o('Targets: the module\'s steady time at most %g%% above the best static '
+          'order\'s, its faults at most %g%% above that order\'s; on fresh-mixed, '
+          'faster than every static order. "Learning" compares the module\'s '
+          'first runs of a block with the same static order\'s.' %
+          (F_TIME_TARGET, F_FLT_TARGET))
+        o('')
+        o('| workload | best static | its time | module time | module vs best | noise | time target | faults: module vs best | faults target | learning: module vs best |')
+        o('| --- | --- | ---: | ---: | ---: | ---: | --- | ---: | --- | ---: |')
+        for wl, s, statics in rows:
+            best = min(statics, key=lambda c: s[c]['steady']['ns'])
+            a, b = s['afa']['steady'], s[best]['steady']
+            dt = 100.0 * (a['ns'] / b['ns'] - 1.0)
+            df = 100.0 * (a['flt'] / b['flt'] - 1.0) if b['flt'] else 0.0
+            noise = 2.0 * math.hypot(a['sd'], b['sd'])
+            tgt = 'met' if dt <= F_TIME_TARGET else '**missed**'
+            if wl == 'fresh-mixed':
+                tgt += '; faster than every static: %s' % (
+                    'yes' if all(a['ns'] < s[c]['steady']['ns'] for c in statics) else '**no**')
+            lrn = ''
+            if 'learn' in s['afa'] and 'learn' in s[best]:
+                lrn = fmt_pct(100.0 * (s['afa']['learn']['ns'] / s[best]['learn']['ns'] - 1.0))
+            o('| %s | %s | %s | %s | %s | %.1f%% | %s | %d vs %d (%s) | %s | %s |' % (
+                wl, cfg_name(best), ms(b['ns']), ms(a['ns']), fmt_pct(dt), noise, tgt,
+                a['flt'], b['flt'], fmt_pct(df),
+                'met' if df <= F_FLT_TARGET else '**missed**', lrn))
+            print('bench-report: %-17s module %s vs best static (%s), faults %s' % (
+                wl, fmt_pct(dt), cfg_name(best), fmt_pct(df)))
+    else:
+        o('Targets: the module\'s minor faults never above the kernel '
+          'default\'s (order 4; "above" is beyond 0.5%% + 2 faults, the '
+          'spread of getrusage\'s counts) and within %gx of the fewest of any static '
+          'order; its time never worse than the default\'s beyond the noise; '
+          'the geometric mean of its times over the workloads at or below '
+          'that of the best single static order.' % R_FLT_FEWEST)
+        o('')
+        o('| workload | default time | module time | change | noise | time target | default faults | fewest faults (order) | module faults | faults targets |')
+        o('| --- | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | --- |')
+        for wl, s, statics in rows:
+            a, b = s['afa']['steady'], s[BASE]['steady']
+            ch, noise, sig = significance(a, b)
+            fewest = min(statics, key=lambda c: s[c]['steady']['flt'])
+            fw = s[fewest]['steady']['flt']
+            # getrusage's counts vary by a fault or two from run to run
+            # (platform notes): "above" means beyond that
+            f_ok = a['flt'] <= b['flt'] * (1 + R_FLT_SLACK) + 2 and a['flt'] <= R_FLT_FEWEST * fw
+            t_ok = not (sig and ch > 0)
+            o('| %s | %s | %s | %s | %.1f%% | %s | %d | %d (%s) | %d (%.2fx) | %s |' % (
+                wl, ms(b['ns']), ms(a['ns']), fmt_pct(ch), noise,
+                'met' if t_ok else '**missed**', b['flt'], fw,
+                cfg_name(fewest).split(' (')[0], a['flt'],
+                a['flt'] / fw if fw else 0, 'met' if f_ok else '**missed**'))
+            print('bench-report: %-17s module %s vs default, faults %d vs default %d, fewest %d' % (
+                wl, fmt_pct(ch), a['flt'], b['flt'], fw))
+        cfgs = sorted({c for _, s, _ in rows for c in s},
+                      key=lambda c: (c == 'afa', int(c[1:]) if c != 'afa' else 0))
+        cfgs = [c for c in cfgs if all(c in s and 'steady' in s[c] for _, s, _ in rows)]
+        if rows and 'afa' in cfgs:
+            gm = {c: geomean([s[c]['steady']['ns'] for _, s, _ in rows]) for c in cfgs}
+            bests = min((c for c in cfgs if c != 'afa'), key=lambda c: gm[c])
+            o('')
+            o('Geometric mean of the steady times over the %d workloads: %s. '
+              'Best single static order: %s; the module %s it (%s): target %s.' % (
+                  len(rows), ', '.join('%s %s' % (cfg_name(c).split(' (')[0].replace(', baseline', ''), ms(gm[c]))
+                                       for c in cfgs),
+                  cfg_name(bests).split(' (')[0], 'at or below' if gm['afa'] <= gm[bests] else 'above',
+                  fmt_pct(100.0 * (gm['afa'] / gm[bests] - 1.0)),
+                  'met' if gm['afa'] <= gm[bests] else '**missed**'))
+            print('bench-report: real geomean module %s vs best static %s' % (
+                fmt_pct(100.0 * (gm['afa'] / gm[bests] - 1.0)), cfg_name(bests)))
+    o('')
+    o('### Per workload')
+    o('')
+    for wl in wls:
+        s = data[wl]
+        base = s.get(BASE, {}).get('steady')
+        o('#### %s' % wl)
+        o('')
+        d = FAM_DESC.get(wl, wl)
+        o(d[0].upper() + d[1:] + '.')
+        o('')
+        o('| window | blocks | minor faults | faults change | time | stddev | time change | noise | counts | CPU time | learning: faults | learning: time | major faults |')
+        o('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: |')
+        cfgs = ['o%d' % k for k in ORDERS if 'o%d' % k in s] + (['afa'] if 'afa' in s else [])
+        for cfg in cfgs:
+            r = s[cfg].get('steady')
+            if not r:
+                continue
+            if base and cfg != BASE:
+                ch, noise, sig = significance(r, base)
+                chs, ns_, sigs = fmt_pct(ch), '%.1f%%' % noise, '**yes**' if sig else 'no'
+                fch = fmt_pct(100.0 * (r['flt'] / base['flt'] - 1.0)) if base['flt'] else ''
+            else:
+                chs, ns_, sigs, fch = 'baseline', '', '', 'baseline'
+            lr = s[cfg].get('learn')
+            o('| %s | %d | %d | %s | %s | %.1f%% | %s | %s | %s | %s | %s | %s | %d |' % (
+                cfg_name(cfg), r['n'], r['flt'], fch, ms(r['ns']), r['sd'], chs, ns_, sigs,
+                ms(r['cpu']), '%d' % lr['flt'] if lr else '', ms(lr['ns']) if lr else '',
+                r['maj'] + (lr['maj'] if lr else 0)))
+        if wl in state:
+            parts = []
+            for name, orders in sorted(state[wl].items()):
+                hist = {}
+                for x in orders:
+                    hist[x] = hist.get(x, 0) + 1
+                parts.append('%s (order: blocks) %s' % (
+                    name, ', '.join('%s: %d' % (x, hist[x]) for x in sorted(hist))))
+            o('')
+            o('Orders the module held at the end of its blocks: ' + '; '.join(parts) + '.')
+        o('')
+    return out
+
+
+# ---- write the generated parts into docs/benchmarks.md: one section per
+# family, each between its own markers, so that one family can be rerun
+# alone (BENCH_ONLY=fresh) without losing the others' tables
+def put_section(text, begin, end, body):
+    gen = begin + '\n\n' + '\n'.join(body).rstrip() + '\n\n' + end + '\n'
+    if begin in text and end in text:
+        head = text[:text.index(begin)]
+        tail = text[text.index(end) + len(end):].lstrip('\n')
+        return head + gen + (('\n' + tail) if tail else '')
+    return text.rstrip('\n') + '\n\n' + gen
+
+
 text = open(md_path).read() if os.path.exists(md_path) else '# autofaultaround benchmarks\n'
-gen = BEGIN + '\n\n' + '\n'.join(md).rstrip() + '\n\n' + END + '\n'
-if BEGIN in text and END in text:
-    head = text[:text.index(BEGIN)]
-    tail = text[text.index(END) + len(END):].lstrip('\n')
-    text = head + gen + (('\n' + tail) if tail else '')
-else:
-    text = text.rstrip('\n') + '\n\n' + gen
+if runs:
+    text = put_section(text, BEGIN, END, md)
+for fam in ('fresh', 'real'):
+    if not any(k[0] == fam for k in fam_runs):
+        continue
+    tag = fam + (' wall' if WALL else '')
+    body = ['## %s (%s)' % (FAM_TITLE[fam], 'wall clock' if WALL else 'instruction clock'), '']
+    text = put_section(text,
+                       '<!-- BEGIN GENERATED %s by scripts/bench-report.sh: do not edit below -->' % tag,
+                       '<!-- END GENERATED %s -->' % tag, body + family_md(fam))
 open(md_path, 'w').write(text)
 print('bench-report: wrote %s and %d plots in %s' % (
     md_path, len([f for f in os.listdir(png_dir) if f.endswith('.png')]), png_dir))

@@ -6,8 +6,10 @@
 # (an image) and AFA_VM_MODDIR (its modules, see mkinitramfs.sh) boot a kernel built
 # elsewhere instead, as make vmtest-debug does with the debug kernel of
 # scripts/debug-kernel.sh.  bench mode counts no PASS lines: it boots with
-# QEMU's instruction-counting clock and more memory, and leaves its BENCH
-# result lines in the console log for scripts/bench-report.sh.
+# QEMU's instruction-counting clock (AFA_BENCH_CLOCK=wall: without it)
+# and more memory, attaches the root image AFA_VM_ROOTFS as a second disk
+# when set, and leaves its BENCH result lines in the console log for
+# scripts/bench-report.sh.
 #
 # AFA_VM_ARCH=arm64 or ppc64le boots that architecture's Debian kernel
 # (AFA_VM_KERNEL, required) on qemu-system-aarch64 -M virt -cpu cortex-a57
@@ -72,6 +74,7 @@ timeout=${AFA_VM_TIMEOUT:-600}
 smp=${AFA_VM_SMP:-2}
 mem=${AFA_VM_MEM:-1024}
 extra=()
+disks=()
 append="afa_mode=$mode"
 case "$mode" in
 test)
@@ -133,10 +136,24 @@ esac
 [ "$arch" = x86_64 ] || smp=${AFA_VM_SMP:-2}
 if [ "$mode" = bench ]; then
 	# Guest time advances 1 ns per instruction: repeatable timings on a
-	# busy host (platform notes); 2 GiB for a cached 1 GiB sparse file.
+	# busy host (platform notes); 2 GiB for a cached 1 GiB sparse file
+	# and the root image's programs.  AFA_BENCH_CLOCK=wall boots without
+	# the instruction clock: guest time is the host's, noisy but with
+	# the cost of memory accesses in it; its log is console-bench-wall.log.
 	extra=(-icount shift=0,sleep=off)
-	timeout=${AFA_VM_TIMEOUT:-2400}
+	if [ "${AFA_BENCH_CLOCK:-icount}" = wall ]; then
+		extra=()
+		log=$out/console-bench-wall.log
+	fi
+	append="$append bench_clock=${AFA_BENCH_CLOCK:-icount}"
+	timeout=${AFA_VM_TIMEOUT:-3600}
 	mem=${AFA_VM_MEM:-2048}
+	# the real-programs family's Debian root (scripts/rootfs.sh), as the
+	# second disk (/dev/vdb, after the test disk); snapshot=on: the guest's writes never reach the image
+	if [ -n "$AFA_VM_ROOTFS" ]; then
+		[ -r "$AFA_VM_ROOTFS" ] || die "no root image at $AFA_VM_ROOTFS"
+		disks=(-drive "file=$AFA_VM_ROOTFS,if=virtio,format=raw,snapshot=on")
+	fi
 fi
 echo "vm: booting $kver ($arch, mode=$mode, smp=$smp, mem ${mem}M, timeout ${timeout}s${extra:+, ${extra[*]}}), log in $log"
 # Single-threaded TCG: with MTTCG, patching kernel text for a tracepoint
@@ -145,9 +162,9 @@ timeout --foreground "$timeout" "${qemu[@]}" \
 	-accel tcg,thread=single -m "$mem" -smp "$smp" "${extra[@]}" \
 	-kernel "$kernel" -initrd "$out/initramfs.cpio" \
 	-append "console=$console quiet panic=-1 $append $AFA_VM_APPEND" \
-	-drive file="$disk",if=virtio,format=raw \
+	-drive file="$disk",if=virtio,format=raw "${disks[@]}" \
 	-nic none -display none -serial stdio -monitor none -no-reboot \
-	</dev/null 2>&1 | tr -d '\r' | tee "$log" |
+	</dev/null 2>&1 | sed -u 's/\r//g' | tee "$log" |
 	sed -e '/^AFA-DMESG-BEGIN$/,/^AFA-DMESG-END$/d' -e '/^BENCH/d'
 qemu_rc=${PIPESTATUS[0]}
 

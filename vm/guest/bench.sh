@@ -1,10 +1,17 @@
 # SPDX-License-Identifier: GPL-2.0
-# 'make bench', guest side: the seeds' workloads at static windows with
-# the module unloaded and with the module loaded, interleaved round-robin
-# within each repetition, then the probe overhead, then one traced
-# adaptive run.  Results are console lines for scripts/bench-report.sh:
+# 'make bench', guest side: three families of workloads at static
+# windows with the module unloaded and with the module loaded, each
+# workload's configurations interleaved round-robin within each
+# repetition, then the probe overhead, then one traced adaptive run.
+# The families: held (below: the seeds' workloads, many passes in one
+# process, each holding its mapping), fresh (bench-fresh.sh: every run a
+# new process) and real (bench-real.sh: Debian's own programs in the
+# root image on /dev/vdb).  Results are console lines for
+# scripts/bench-report.sh:
 #
 #   BENCH wl=WORKLOAD cfg=oN|afa rep=R minflt=N ns=N lines=N
+#   BENCH-RUN fam=fresh|real wl=WORKLOAD cfg=oN|afa rep=R run=I starts=N minflt=N majflt=N ns=N wall_ns=N
+#   BENCH-REAL-PREP wl=WORKLOAD ...: the real workloads' cache-filling runs
 #   BENCH-OVH win=BYTES cfg=off|afa0|afa0ns rep=R minflt=N ns=N lines=N fab=BYTES
 #   BENCH-STATE wl=WORKLOAD rep=R what=class|stream name=... order=N faults=N
 #   BENCH-INFO, BENCH-MARK, BENCH-TRACE-OUT: parameters, phases, output
@@ -15,11 +22,16 @@
 # cfg=oN: fault_around_bytes = 4096 << N, module unloaded (o4, the kernel
 # default, is the baseline and runs twice per repetition).  cfg=afa:
 # 'modprobe autofaultaround' with its defaults at the kernel default
-# window.  Every configuration runs the same command: WARM passes, each
-# holding its mapping one period so that the module can check its
-# samples, then the measured ones; only those are reported.
-# Kernel command line knobs: bench_reps=N, bench_only=wl1,wl2,... (the
-# workloads below, overhead, trace), bench_warm=N, bench_warm_exec=N.
+# window.  In the held family every configuration runs the same command:
+# WARM passes, each holding its mapping one period so that the module can
+# check its samples, then the measured ones; only those are reported.
+# Kernel command line knobs: bench_reps=N, bench_only=a,b,... (families
+# held, fresh, real; workloads; overhead, trace), bench_cfgs=o4,afa,...
+# (the configurations of a repetition, for trying the harness),
+# bench_warm=N, bench_warm_exec=N, bench_fresh_procs=N,
+# bench_fresh_learn=N, bench_real_runs=N, bench_real_make_runs=N,
+# bench_real_learn=N, bench_real_reps=N, bench_clock=icount|wall (set by
+# run.sh).
 . /guest/lib.sh
 
 REPS=${bench_reps:-5}
@@ -37,7 +49,8 @@ SEQ=/mnt/seq64
 SPARSE=/mnt/sparse1g
 EXE=/mnt/afa-exec
 # one entry per measurement of a repetition; o4 (baseline) twice
-CFGS="o4 o0 o1 o2 o3 afa o4 o5 o6 o8"
+CFGS=${bench_cfgs:-"o4 o0 o1 o2 o3 afa o4 o5 o6 o8"}
+CFGS=$(echo "$CFGS" | tr , " ")
 WORKLOADS="seq-t1 seq-t2 rand-t1 rand-t2 sparse2m-t1 sparse2m-t2 sparse16m-t1 sparse16m-t2 mixed exec"
 
 say() {
@@ -49,6 +62,17 @@ want() {
 	case ",$ONLY," in *",$1,"*) return 0 ;; esac
 	return 1
 }
+
+# want_wl FAMILY WL: the workload is selected, by its name or its
+# family's (held, fresh, real)
+want_wl() {
+	[ -z "$ONLY" ] && return 0
+	case ",$ONLY," in *",$1,"* | *",$2,"*) return 0 ;; esac
+	return 1
+}
+
+. /guest/bench-fresh.sh
+. /guest/bench-real.sh
 
 # work K ARGS... FILE: afa-work, WARM passes and K more; prints the
 # last K.
@@ -113,25 +137,36 @@ state() {
 	' $STATS
 }
 
-# measure WL CFG REP: one result line
-measure() {
+# cfg_enter CFG: set a configuration up: the window, or the module
+# loaded with its defaults at the kernel default window
+cfg_enter() {
 	MODE=static
-	case $2 in
+	case $1 in
 	afa)
 		MODE=afa
 		echo 65536 >$FAB
 		modprobe autofaultaround || fail "bench: modprobe autofaultaround"
 		;;
 	o*)
-		echo $((4096 << ${2#o})) >$FAB
+		echo $((4096 << ${1#o})) >$FAB
 		;;
 	esac
-	out=$(wl_run "$1")
-	if [ "$MODE" = afa ]; then
-		state "$1" "$3"
+}
+
+# cfg_leave CFG WL REP: the module's orders, unload it; the default window
+cfg_leave() {
+	if [ "$1" = afa ]; then
+		state "$2" "$3"
 		rmmod autofaultaround || fail "bench: rmmod autofaultaround"
 	fi
 	echo 65536 >$FAB
+}
+
+# measure WL CFG REP: one result line
+measure() {
+	cfg_enter "$2"
+	out=$(wl_run "$1")
+	cfg_leave "$2" "$1" "$3"
 	echo "BENCH wl=$1 cfg=$2 rep=$3 $(echo "$out" | sum_lines)"
 }
 
@@ -173,17 +208,25 @@ if [ "$1" = traced ]; then
 	exit 0
 fi
 
-say "preparing files"
-make_file $SEQ 64
-[ -f $SPARSE ] || truncate -s 1G $SPARSE
-cat $SPARSE >/dev/null
-cp /usr/bin/afa-exec $EXE
-cat $EXE >/dev/null
-INOS="$(ino $SEQ) seq64 $(ino $SPARSE) sparse1g $(ino $EXE) afa-exec"
+# the test disk's files, unless only real programs run
+if [ -z "$ONLY" ] || echo ",$ONLY," | grep -q ',[^r]'; then
+	say "preparing files"
+	make_file $SEQ 64
+	[ -f $SPARSE ] || truncate -s 1G $SPARSE
+	cat $SPARSE >/dev/null
+	cp /usr/bin/afa-exec $EXE
+	cat $EXE >/dev/null
+fi
+INOS="$(ino $SEQ 2>/dev/null) seq64 $(ino $SPARSE 2>/dev/null) sparse1g $(ino $EXE 2>/dev/null) afa-exec"
 for f in $SEQ $SPARSE $EXE; do
-	echo "BENCH-INO ino=$(ino $f) name=${f#/mnt/}"
+	[ -e $f ] && echo "BENCH-INO ino=$(ino $f) name=${f#/mnt/}"
 done
-echo "BENCH-INFO reps=$REPS warm=$WARM warm_exec=$WARM_EXEC hold_ms=$HOLD exec_hold_ms=$EXEC_HOLD cpus=$(nproc) mem_kb=$(awk '/MemTotal/ { print $2 }' /proc/meminfo) clocksource=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
+REAL_OK=
+if [ -z "$ONLY" ] || echo ",$ONLY," | grep -q ',real'; then
+	say "preparing the root image"
+	real_prepare
+fi
+echo "BENCH-INFO reps=$REPS warm=$WARM warm_exec=$WARM_EXEC hold_ms=$HOLD exec_hold_ms=$EXEC_HOLD fresh_procs=$FRESH_PROCS fresh_learn=$FRESH_LEARN real_reps=$REAL_REPS real_runs=$REAL_RUNS real_make_runs=$REAL_MAKE_RUNS real_learn=$REAL_LEARN clock=${bench_clock:-icount} cpus=$(nproc) mem_kb=$(awk '/MemTotal/ { print $2 }' /proc/meminfo) clocksource=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
 [ "$(cat $FAB)" = 65536 ] || fail "bench: kernel default fault_around_bytes is not 65536"
 
 t0=$(cut -d. -f1 /proc/uptime)
@@ -195,10 +238,24 @@ while [ $rep -lt "$REPS" ]; do
 	cfgs=$(echo $CFGS | awk -v s=$((rep * 3 % n)) '{
 		for (i = 0; i < NF; i++) printf "%s ", $((i + s) % NF + 1) }')
 	for wl in $WORKLOADS; do
-		want $wl || continue
+		want_wl held $wl || continue
 		say "repetition $((rep + 1)) of $REPS: $wl"
 		for cfg in $cfgs; do
 			measure $wl $cfg $rep
+		done
+	done
+	for wl in $FRESH_WORKLOADS; do
+		want_wl fresh $wl || continue
+		say "repetition $((rep + 1)) of $REPS: $wl"
+		for cfg in $cfgs; do
+			fresh_block $wl $cfg $rep
+		done
+	done
+	for wl in $REAL_WORKLOADS; do
+		[ -n "$REAL_OK" ] && [ $rep -lt "$REAL_REPS" ] && want_wl real $wl || continue
+		say "repetition $((rep + 1)) of $REPS: $wl"
+		for cfg in $cfgs; do
+			real_block $wl $cfg $rep
 		done
 	done
 	want overhead && overhead $rep
