@@ -14,7 +14,7 @@
 
 command -v python3 >/dev/null || die "python3 not found; run 'make deps'"
 cd "$AFA_TOP" || exit 1
-exec python3 - README.md docs/*.md -- module/*.c <<'PY'
+exec python3 - README.md docs/*.md -- module/*.c userspace/afa-fault-around <<'PY'
 import re
 import sys
 
@@ -29,8 +29,16 @@ lit = re.compile(r'"((?:[^"\\]|\\.)*)"')
 conv = re.compile(r'%%|%[-+ #0]*(?:\*|\d+)?(?:\.(?:\*|\d+))?'
                   r'(?:hh|h|ll|l|L|z|j|t)?(?:p[A-Za-z]*|[diouxXcsfeEgGn])')
 formats = []
+# userspace/afa-fault-around writes to the kernel log too: its say "..."
+# lines, shell expansions ($x, $(...)) read as conversions
+say = re.compile(r'^\s*say "(.*)"\s*$', re.M)
+shvar = re.compile(r'\$\((?:[^()]|\([^()]*\))*\)|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?')
 for path in srcs:
     text = open(path).read()
+    if not path.endswith('.c'):
+        for m in say.finditer(text):
+            formats.append((path, shvar.sub('%s', m.group(1).replace('%', '%%'))))
+        continue
     for m in call.finditer(text):
         fmt = ''.join(lit.findall(m.group(1)))
         fmt = fmt.encode().decode('unicode_escape').rstrip('\n')
