@@ -45,7 +45,9 @@
  * a stream converges after a bounded number of faults, however long or
  * short the processes that fault.  g and t are smoothed over the steps
  * at one order (weight 1/2^ewma_shift) and start afresh when n moves.
- * Within the deadband the order is right: the pending movement halves.
+ * A batch speaks only for the sides it has evidence of.  Within the
+ * deadband the order is right and the pending movement halves, unless
+ * the batch has no evidence on the side it pushes to: then it is kept.
  * At min_order and max_order I may not push outwards (anti-windup).
  *
  * The law rests where neither step saves more than the deadband.  That
@@ -396,8 +398,12 @@ static void afa_ctl_predict(struct afa_ctl_state *st,
 			    const struct afa_ctl_input *in,
 			    struct afa_ctl_trace *tr)
 {
-	if (st->order < afa_ctl_max_order(p) &&
-	    afa_ctl_enough(p, in->nr_faults)) {
+	bool grew = st->order < afa_ctl_max_order(p) &&
+		    afa_ctl_enough(p, in->nr_faults);
+	bool tried = st->order > afa_ctl_min_order(p) &&
+		     afa_ctl_enough(p, in->nr_trials);
+
+	if (grew) {
 		st->grow_avg = afa_ctl_average(st->grow_avg,
 					       afa_ctl_ratio(in->nr_grow_hits,
 							     in->nr_faults),
@@ -405,8 +411,7 @@ static void afa_ctl_predict(struct afa_ctl_state *st,
 		st->fresh_grow = 0;
 		st->have_grow = 1;
 	}
-	if (st->order > afa_ctl_min_order(p) &&
-	    afa_ctl_enough(p, in->nr_trials)) {
+	if (tried) {
 		st->trial_avg = afa_ctl_average(st->trial_avg,
 						afa_ctl_ratio(in->nr_trial_hits,
 							      in->nr_trials),
@@ -414,11 +419,16 @@ static void afa_ctl_predict(struct afa_ctl_state *st,
 		st->fresh_trial = 0;
 		st->have_trial = 1;
 	}
+	/*
+	 * Each batch speaks for the sides it has evidence of, with the
+	 * smoothed ratio: a batch of faults alone must not repeat the last
+	 * trials' verdict, or one batch of trials would count many times.
+	 */
 	tr->grow_ratio = st->grow_avg;
 	tr->trial_ratio = st->trial_avg;
-	tr->save_grow = st->have_grow ?
+	tr->save_grow = st->have_grow && grew ?
 			afa_saving_grow(st->order, st->grow_avg, c) : 0;
-	tr->save_shrink = st->have_trial ?
+	tr->save_shrink = st->have_trial && tried ?
 			  afa_saving_shrink(st->order, st->trial_avg, c) : 0;
 }
 
@@ -438,6 +448,20 @@ static s32 afa_ctl_error(const struct afa_ctl_state *st,
 	if (tr->save_shrink > (s32)p->deadband)
 		return -tr->save_shrink;
 	return 0;
+}
+
+/*
+ * Does this batch lack evidence on the side the pending movement pushes
+ * to?  Growth is tested at every fault, trials at one in sample_every: a
+ * batch of faults alone that finds growth not worth it says nothing of
+ * shrinking, and must not undo what earlier trials integrated.
+ */
+static bool afa_ctl_unjudged(const struct afa_ctl_state *st,
+			     const struct afa_ctl_params *p,
+			     const struct afa_ctl_input *in)
+{
+	return (st->integral < 0 && !afa_ctl_enough(p, in->nr_trials)) ||
+	       (st->integral > 0 && !afa_ctl_enough(p, in->nr_faults));
 }
 
 /*
@@ -528,6 +552,11 @@ u32 afa_ctl_step(struct afa_ctl_state *st, const struct afa_ctl_params *p,
 	*tr = (struct afa_ctl_trace){ .order = st->order };
 	if (order != st->order)
 		afa_ctl_set_order(st, order);
+	/* Anti-windup holds at a bound whatever the step does next. */
+	if (st->order >= afa_ctl_max_order(p))
+		st->integral = min_t(s16, st->integral, 0);
+	if (st->order <= afa_ctl_min_order(p))
+		st->integral = max_t(s16, st->integral, 0);
 	if (!afa_ctl_input_ready(st, p, in)) {
 		tr->i = st->integral;
 		tr->output = st->order * AFA_UNIT + st->integral;
@@ -535,6 +564,12 @@ u32 afa_ctl_step(struct afa_ctl_state *st, const struct afa_ctl_params *p,
 	}
 	afa_ctl_predict(st, p, c, in, tr);
 	tr->error = afa_ctl_error(st, p, tr);
+	if (!tr->error && afa_ctl_unjudged(st, p, in)) {
+		/* No evidence on the side I pushes to: no sign of the optimum. */
+		tr->i = st->integral;
+		tr->output = st->order * AFA_UNIT + st->integral;
+		return afa_ctl_finish(st, tr, AFA_CTL_PENDING);
+	}
 	if (!tr->error) {
 		afa_ctl_settle(st, tr);
 		return afa_ctl_finish(st, tr, AFA_CTL_DEADBAND);

@@ -161,7 +161,8 @@ struct afa_ctl_state {
  * enum afa_ctl_reason - why afa_ctl_step() chose its order
  * @AFA_CTL_FEW_SAMPLES:	not enough evidence for a step yet
  * @AFA_CTL_DEADBAND:		neither direction saves more than the deadband
- * @AFA_CTL_PENDING:		integrating, not yet enough to step
+ * @AFA_CTL_PENDING:		integrating, not yet enough to step; or within the
+ *				deadband but judged from one side only
  * @AFA_CTL_GROW:		order raised
  * @AFA_CTL_SHRINK:		order lowered
  * @AFA_CTL_SATURATED:		the saving points past min_order or max_order
