@@ -27,7 +27,6 @@
 #include <linux/ftrace.h>
 #include <linux/pgtable.h>
 #include <linux/ptrace.h>
-#include <linux/version.h>
 
 #ifdef CONFIG_X86_64
 
@@ -96,9 +95,11 @@ static inline bool afa_arch_test_and_clear_young(pte_t *ptep)
 
 #endif /* CONFIG_X86_64 */
 
-#if defined(CONFIG_FPROBE) && LINUX_VERSION_CODE >= KERNEL_VERSION(6, 14, 0)
+#if defined(CONFIG_FPROBE) && defined(ftrace_regs_size)
 /*
- * From 6.14 an fprobe's entry handler gets ftrace_regs, not pt_regs:
+ * From 6.14 an fprobe's entry handler gets ftrace_regs, not pt_regs (the
+ * abstract ftrace_regs, with ftrace_regs_size(), came before, into 6.12's
+ * stable releases too; 6.1 has neither):
  * where they hold a pt_regs (x86, powerpc) ftrace_partial_regs() returns
  * that very pt_regs, and the write above is a write to the saved
  * registers; on arm64 they are their own struct, whose x0-x8 the ftrace
