@@ -146,6 +146,18 @@ vmtest-selftests:
 	@st=$$(scripts/selftests-build.sh) && $(VM_LOCK) sh -c '$(MAKE) --no-print-directory vm-prereq && \
 		AFA_VM_SELFTESTS='"$$st"' AFA_VM_APPEND="$(SELFTESTS_APPEND)" vm/run.sh selftests $(KVER)'
 
+# The stress suite on multi-threaded TCG, the vCPUs truly in parallel,
+# with Debian 13's QEMU 10 from a debootstrapped trixie root
+# (scripts/trixie-root.sh; bookworm's QEMU 7.2 oopses under MTTCG).
+TRIXIE_ROOT_SH ?= scripts/trixie-root.sh
+
+vmtest-stress-mttcg:
+	@test -x "$(TRIXIE_ROOT_SH)" || { echo "vmtest-stress-mttcg: no $(TRIXIE_ROOT_SH) (the trixie root with QEMU 10)" >&2; exit 1; }
+	@$(TRIXIE_ROOT_SH) >/dev/null
+	@$(VM_LOCK) sh -c '$(MAKE) --no-print-directory vm-prereq && \
+		AFA_VM_TCG=multi AFA_VM_QEMU="$(TRIXIE_ROOT_SH) --run --bind $(CURDIR) --bind /boot -- qemu-system-x86_64" \
+		AFA_VM_APPEND="$(STRESS_APPEND)" vm/run.sh stress $(KVER)'
+
 # The packages first, in their own step: KVER is only known once the
 # kernel is installed.
 demo:
@@ -243,5 +255,5 @@ check:
 	lockdown-test doc-logs cross-ppc64le \
 	userspace \
 	deps kunit kunit-i386 checkpatch \
-	vm-prereq vmtest vmtest-stress vmtest-selftests demo demo-run debug-kernel vmtest-debug bench bench-report check \
+	vm-prereq vmtest vmtest-stress vmtest-stress-mttcg vmtest-selftests demo demo-run debug-kernel vmtest-debug bench bench-report check \
 	vmtest-arm64 vmtest-ppc64le build-newest vmtest-newest

@@ -17,6 +17,12 @@
 # root (scripts/trixie-root.sh), with two vCPUs; make vmtest-arm64 and
 # vmtest-ppc64le set it and mkinitramfs.sh's AFA_VM_* variables.
 #
+# AFA_VM_TCG=multi runs the vCPUs in parallel (multi-threaded TCG), and
+# AFA_VM_QEMU, a command prefix, runs another x86_64 QEMU: bookworm's 7.2
+# oopses on cross-modifying code under MTTCG, Debian 13's QEMU 10 does
+# not (make vmtest-stress-mttcg runs that one from scripts/trixie-root.sh's
+# root).
+#
 # The run fails on any FAIL line, on a missing completion marker (hang,
 # panic, timeout) and on any kernel report in the console.
 # usage: run.sh MODE KVER
@@ -155,11 +161,21 @@ if [ "$mode" = bench ]; then
 		disks=(-drive "file=$AFA_VM_ROOTFS,if=virtio,format=raw,snapshot=on")
 	fi
 fi
-echo "vm: booting $kver ($arch, mode=$mode, smp=$smp, mem ${mem}M, timeout ${timeout}s${extra:+, ${extra[*]}}), log in $log"
-# Single-threaded TCG: with MTTCG, patching kernel text for a tracepoint
-# while another vCPU faults gives spurious int3 oopses (platform notes).
+# Single-threaded TCG by default: with bookworm's QEMU 7.2 and MTTCG,
+# patching kernel text for a tracepoint while another vCPU faults gives
+# spurious int3 oopses (platform notes).  The instruction clock needs
+# single-threaded TCG.
+tcg=${AFA_VM_TCG:-single}
+case "$tcg" in
+single) ;;
+multi) [ "$mode" != bench ] || die "bench mode's -icount needs AFA_VM_TCG=single" ;;
+*) die "AFA_VM_TCG=$tcg: single or multi" ;;
+esac
+[ -z "$AFA_VM_QEMU" ] || read -r -a qemu <<<"$AFA_VM_QEMU"
+echo "vm: booting $kver ($arch, mode=$mode, smp=$smp, mem ${mem}M, tcg $tcg, timeout ${timeout}s${extra:+, ${extra[*]}}), log in $log"
+[ -z "$AFA_VM_QEMU" ] || echo "vm: QEMU: ${qemu[*]} ($("${qemu[@]}" --version | head -n 1))"
 timeout --foreground "$timeout" "${qemu[@]}" \
-	-accel tcg,thread=single -m "$mem" -smp "$smp" "${extra[@]}" \
+	-accel tcg,thread="$tcg" -m "$mem" -smp "$smp" "${extra[@]}" \
 	-kernel "$kernel" -initrd "$out/initramfs.cpio" \
 	-append "console=$console quiet panic=-1 $append $AFA_VM_APPEND" \
 	-drive file="$disk",if=virtio,format=raw "${disks[@]}" \
