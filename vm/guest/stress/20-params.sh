@@ -166,7 +166,7 @@ function class_mask(v,   t, k, i, j, m) {
 
 # try NAME VALUE: 1 and the new state in cur[] when the module accepts it
 function try(name, v,   x, p, k, b) {
-	if (name == "enabled") {
+	if (name == "enabled" || name == "test_contract_mismatch") {
 		# exactly one of 0 1 n N y Y (and the newline echo adds)
 		if (v ~ /^[yY1]$/) { cur[name] = "Y"; return 1 }
 		if (v ~ /^[nN0]$/) { cur[name] = "N"; return 1 }
@@ -214,7 +214,7 @@ function rnd(k) {
 # a value to write to NAME: mostly plausible, often invalid
 function value(name,   r, a, b, k, i, s, g) {
 	r = rand()
-	if (name == "enabled") {
+	if (name == "enabled" || name == "test_contract_mismatch") {
 		split("0 1 y n Y N yes no on off 2 x -1 o of On 0x 1x t f", g, " ")
 		if (r < 0.1)
 			return ""
@@ -289,7 +289,8 @@ BEGIN {
 		split(t[i], f, "=")
 		name[i] = f[1]
 		cur[f[1]] = f[2] ~ /^[0-9]+$/ ? f[2] + 0 : f[2]
-		if (!(f[1] in lo) && f[1] != "enabled" && f[1] != "classes")
+		if (!(f[1] in lo) && f[1] != "enabled" && f[1] != "classes" &&
+		    f[1] != "test_contract_mismatch")
 			unknown = unknown " " f[1]
 	}
 	if (unknown != "") {
