@@ -76,8 +76,8 @@ rel() {
 }
 rel max_order 5 min_order 6
 rel min_order 3 max_order 2
-rel setpoint 900 deadband 200
-rel deadband 100 setpoint 50
+rel kp 0 ki 0
+rel ki 0 kp 0
 check "params: the $tn bad inputs of the table (empty, -1, 2^64, 0x, trailing garbage, a NUL, 4 KiB of junk, broken relations) to each of the $np parameters fail with EINVAL and change nothing ($tbad did not)" \
 	test "$tbad" = 0 -a "$np" -gt 0
 
