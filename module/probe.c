@@ -5,7 +5,8 @@
  * map.  It acts at the entry only, in this order:
  *
  *  1. find the VMA's class and stream (a per-CPU cache of the last VMA
- *     skips the lookup for the faults of one mapping);
+ *     skips the lookup for the faults of one mapping), in the VMA's lane
+ *     of its file (split.h);
  *  2. check the kernel's window is one do_fault_around() can give
  *     (contract.c);
  *  3. gather evidence for the law: does the page next to this window,
@@ -13,7 +14,9 @@
  *     larger window had served this fault)?  Did the last trial's left
  *     out half get wanted?  Is this fault due for a trial at one order
  *     less?
- *  4. write the window of the stream's order (or the trial's) over the
+ *  4. move the VMA to its file's other lane if its own evidence
+ *     contradicts its lane's;
+ *  5. write the window of the stream's order (or the trial's) over the
  *     arguments, where the architecture can (arch.h).
  *
  * Misses, for the hit ratio, come from the ->fault hooks that run after
@@ -34,6 +37,7 @@
 #include "afa.h"
 #include "arch.h"
 #include "compat.h"
+#include "split.h"
 #include "stream.h"
 #include "topology.h"
 #include "window.h"
@@ -56,6 +60,9 @@
  */
 #define AFA_KICK_EVIDENCE	(2 * AFA_MIN_SAMPLES_DEFAULT)
 
+/* VMAs of this CPU remembered in lane 1, for when the cache refills. */
+#define AFA_NR_SPLIT_MEMO	4
+
 /* Owner of class evidence: a slot number past the table. */
 #define AFA_CLASS_OWNER(class)	(AFA_NR_STREAMS + 1 + (class))
 
@@ -74,7 +81,29 @@ struct afa_vma_cache {
 	u32 pub_gen;			/* generation of the slot when found */
 	u16 slot;			/* stream, or AFA_NO_STREAM */
 	u8 class;			/* enum afa_class */
+	u8 lane;			/* lane of the VMA in its file */
 	bool calibration;		/* cost.c's own mapping */
+	bool judged;			/* the tally had a verdict */
+	struct afa_split_tally tally;	/* the VMA's outcomes, split.h */
+};
+
+/* A VMA this CPU moved to lane 1: identity only, never dereferenced. */
+struct afa_split_memo {
+	struct vm_area_struct *vma;
+	struct mm_struct *mm;
+	struct file *file;
+	unsigned long vm_start;
+};
+
+/* What the fault path knows of the fault's stream, or of its class. */
+struct afa_fault_stream {
+	struct afa_evidence *ev;	/* counters to count the fault in */
+	u16 owner;			/* slot, or AFA_CLASS_OWNER() */
+	u8 order;			/* window order to apply */
+	bool rare;			/* its trials are rare */
+	bool slot;			/* a stream's, with the two below */
+	bool known;			/* its evidence judges VMAs (split.h) */
+	bool dense;			/* and is dense */
 };
 
 /* A fault given half its window, waiting for its stream's next faults. */
@@ -100,8 +129,10 @@ struct afa_probe_cpu {
 	unsigned int trial_next;	/* next trial to overwrite */
 	unsigned int kick_credit;	/* evidence since the last kick */
 	unsigned int rare_count;	/* due trials of rare-trial streams */
+	unsigned int memo_next;		/* next memo to overwrite */
 	u32 rand;			/* xorshift32 state of trial gaps */
 	struct afa_trial trial[AFA_NR_TRIALS];
+	struct afa_split_memo memo[AFA_NR_SPLIT_MEMO];
 };
 
 static DEFINE_PER_CPU(struct afa_probe_cpu, afa_probe_cpu);
@@ -115,10 +146,58 @@ static void afa_probe_seed(void)
 		per_cpu_ptr(&afa_probe_cpu, cpu)->rand = 2654435761U * (cpu + 1);
 }
 
-static void afa_cache_fill(struct afa_vma_cache *c, struct vm_area_struct *vma,
-			   unsigned long table_gen)
+static bool afa_memo_is(const struct afa_split_memo *m,
+			struct vm_area_struct *vma)
+{
+	return m->vma == vma && m->mm == vma->vm_mm &&
+	       m->file == vma->vm_file && m->vm_start == vma->vm_start;
+}
+
+/* The lane this CPU last moved @vma to: 1 if remembered, else 0. */
+static u8 afa_memo_lane(struct afa_probe_cpu *pc, struct vm_area_struct *vma)
+{
+	unsigned int i;
+
+	for (i = 0; i < AFA_NR_SPLIT_MEMO; i++)
+		if (afa_memo_is(&pc->memo[i], vma))
+			return 1;
+	return 0;
+}
+
+/* Remember @vma in lane @lane: in the memo for 1, out of it for 0. */
+static void afa_memo_set(struct afa_probe_cpu *pc, struct vm_area_struct *vma,
+			 u8 lane)
+{
+	unsigned int i;
+
+	for (i = 0; i < AFA_NR_SPLIT_MEMO; i++)
+		if (afa_memo_is(&pc->memo[i], vma))
+			pc->memo[i].vma = NULL;
+	if (!lane)
+		return;
+	pc->memo[pc->memo_next++ % AFA_NR_SPLIT_MEMO] = (struct afa_split_memo){
+		.vma = vma,
+		.mm = vma->vm_mm,
+		.file = vma->vm_file,
+		.vm_start = vma->vm_start,
+	};
+}
+
+/* Find the cached VMA's stream in its lane, or note it for the worker. */
+static void afa_cache_find(struct afa_vma_cache *c, struct vm_area_struct *vma)
 {
 	u32 pub = 0;
+
+	c->slot = afa_stream_find(vma, c->class, c->lane, &pub);
+	c->pub_gen = afa_pub_gen(pub);
+	if (c->slot == AFA_NO_STREAM)
+		afa_stream_note(vma, c->class, c->lane);
+}
+
+static void afa_cache_fill(struct afa_probe_cpu *pc, struct vm_area_struct *vma,
+			   unsigned long table_gen)
+{
+	struct afa_vma_cache *c = &pc->cache;
 	u8 order;
 
 	*c = (struct afa_vma_cache){
@@ -137,10 +216,8 @@ static void afa_cache_fill(struct afa_vma_cache *c, struct vm_area_struct *vma,
 		c->slot = AFA_NO_STREAM;
 		return;
 	}
-	c->slot = afa_stream_find(vma, c->class, &pub);
-	c->pub_gen = afa_pub_gen(pub);
-	if (c->slot == AFA_NO_STREAM)
-		afa_stream_note(vma, c->class);
+	c->lane = afa_memo_lane(pc, vma);
+	afa_cache_find(c, vma);
 }
 
 static bool afa_cache_valid(const struct afa_vma_cache *c,
@@ -157,8 +234,7 @@ static bool afa_cache_valid(const struct afa_vma_cache *c,
  * Return: false for cost.c's calibration mapping (order set, no evidence).
  */
 static bool afa_fault_stream(struct afa_probe_cpu *pc, struct vm_fault *vmf,
-			     u8 *order, struct afa_evidence **ev, u16 *owner,
-			     bool *rare)
+			     struct afa_fault_stream *fs)
 {
 	/* Pairs with the worker's release: the table is that generation's. */
 	unsigned long table_gen = smp_load_acquire(&afa_table_gen);
@@ -166,26 +242,56 @@ static bool afa_fault_stream(struct afa_probe_cpu *pc, struct vm_fault *vmf,
 	u32 pub;
 
 	if (!afa_cache_valid(c, vmf->vma, table_gen))
-		afa_cache_fill(c, vmf->vma, table_gen);
+		afa_cache_fill(pc, vmf->vma, table_gen);
 	/* Calibration over, the file is a file of its class like any. */
-	if (c->calibration && afa_cost_mapping(c->file->f_mapping, order))
+	if (c->calibration && afa_cost_mapping(c->file->f_mapping, &fs->order))
 		return false;
 	if (c->slot != AFA_NO_STREAM) {
 		pub = afa_stream_published(c->slot);
 		if (afa_pub_gen(pub) == c->pub_gen) {
-			*order = afa_pub_order(pub);
-			*rare = afa_pub_rare_trials(pub);
-			*ev = afa_stream_evidence(c->slot);
-			*owner = c->slot;
+			*fs = (struct afa_fault_stream){
+				.ev = afa_stream_evidence(c->slot),
+				.owner = c->slot,
+				.order = afa_pub_order(pub),
+				.rare = afa_pub_rare_trials(pub),
+				.slot = true,
+				.known = afa_pub_known(pub),
+				.dense = afa_pub_dense(pub),
+			};
 			return true;
 		}
 		/* The slot went to another file: count as its class. */
 	}
-	*order = afa_class_order_get(afa_this_domain(), c->class);
-	*rare = false;
-	*ev = this_cpu_ptr(&afa_count.class[c->class]);
-	*owner = AFA_CLASS_OWNER(c->class);
+	*fs = (struct afa_fault_stream){
+		.ev = this_cpu_ptr(&afa_count.class[c->class]),
+		.owner = AFA_CLASS_OWNER(c->class),
+		.order = afa_class_order_get(afa_this_domain(), c->class),
+	};
 	return true;
+}
+
+/*
+ * Tally this fault's outcomes for the VMA, and move it to its file's
+ * other lane when they contradict its lane's (split.h).  The next fault
+ * of the VMA then applies and counts in the other lane's stream.
+ */
+static void afa_split_check(struct afa_probe_cpu *pc, struct vm_area_struct *vma,
+			    const struct afa_fault_stream *fs,
+			    unsigned int outcomes, unsigned int hits)
+{
+	struct afa_vma_cache *c = &pc->cache;
+	enum afa_split_verdict v;
+
+	afa_split_count(&c->tally, outcomes, hits);
+	v = afa_split_judge(&c->tally, fs->known, fs->dense);
+	if (v == AFA_SPLIT_WAIT)
+		return;
+	c->judged = true;
+	if (v == AFA_SPLIT_STAY)
+		return;
+	c->lane ^= 1;
+	afa_memo_set(pc, vma, c->lane);
+	afa_cache_find(c, vma);
 }
 
 /*
@@ -315,20 +421,26 @@ static void afa_note_map(struct afa_probe_cpu *pc, struct vm_fault *vmf,
  */
 static u32 afa_learn_and_act(struct afa_probe_cpu *pc, struct vm_fault *vmf,
 			     struct pt_regs *regs,
-			     const struct afa_fault_pos *pos, u8 order,
-			     bool rare, struct afa_evidence *ev, u16 owner,
-			     u32 nr_pages)
+			     const struct afa_fault_pos *pos,
+			     const struct afa_fault_stream *fs, u32 nr_pages)
 {
 	struct mm_struct *mm = vmf->vma->vm_mm;
-	u8 apply = order;
+	struct afa_evidence *ev = fs->ev;
+	u32 outcomes = ev->tested + ev->trials;
+	u32 hits = ev->grow_hits + ev->trial_hits;
+	u8 order = fs->order, apply = order;
 	bool judged;
 
-	judged = afa_trial_judge(pc, mm, owner, vmf->pgoff, ev);
+	judged = afa_trial_judge(pc, mm, fs->owner, vmf->pgoff, ev);
 	if (order < READ_ONCE(afa_limits.max_order))
 		afa_growth_test(vmf, pos, order, ev);
+	if (fs->slot)
+		afa_split_check(pc, vmf->vma, fs, ev->tested + ev->trials - outcomes,
+				ev->grow_hits + ev->trial_hits - hits);
+	/* Rare trials once the VMA is judged: split.h needs outcomes first. */
 	if (!judged && order > READ_ONCE(afa_limits.min_order) &&
-	    afa_trial_due(pc, rare) &&
-	    afa_trial_start(pc, mm, owner, pos, order))
+	    afa_trial_due(pc, fs->rare && pc->cache.judged) &&
+	    afa_trial_start(pc, mm, fs->owner, pos, order))
 		apply = order - 1;
 	if (++pc->kick_credit >= AFA_KICK_EVIDENCE) {
 		pc->kick_credit = 0;
@@ -353,28 +465,25 @@ static void afa_map_enter(struct pt_regs *regs)
 		.ptrs_per_pte = PTRS_PER_PTE,
 	};
 	u32 nr_pages = end - start + 1;
-	struct afa_evidence *ev;
-	bool rare;
-	u16 owner;
-	u8 order;
+	struct afa_fault_stream fs;
 
 	afa_period_wake();
 	if (nr_pages > this_cpu_read(afa_count.max_window))
 		this_cpu_write(afa_count.max_window, nr_pages);
 	if (!afa_kernel_window_ok(&pos, start, end))
 		this_cpu_inc(afa_count.contract_mismatch);
-	if (!afa_fault_stream(pc, vmf, &order, &ev, &owner, &rare)) {
-		afa_actuate(regs, &pos, order, true, nr_pages);
+	if (!afa_fault_stream(pc, vmf, &fs)) {
+		afa_actuate(regs, &pos, fs.order, true, nr_pages);
 		return;
 	}
 	/* Observing only: count, learn nothing at a window not ours. */
 	if (READ_ONCE(afa_enabled) && READ_ONCE(afa_limits.act) &&
 	    (READ_ONCE(afa_classes) & BIT(pc->cache.class)))
-		nr_pages = afa_learn_and_act(pc, vmf, regs, &pos, order, rare,
-					     ev, owner, nr_pages);
-	ev->faults++;
-	ev->pages += nr_pages;
-	afa_note_map(pc, vmf, ev);
+		nr_pages = afa_learn_and_act(pc, vmf, regs, &pos, &fs,
+					     nr_pages);
+	fs.ev->faults++;
+	fs.ev->pages += nr_pages;
+	afa_note_map(pc, vmf, fs.ev);
 }
 
 /**

@@ -4,7 +4,9 @@
  * binary and its read-only data are two streams) with its own learned
  * window, so that every process mapping the file starts where the last
  * one left it, and two files of one class that want opposite windows (a
- * scan and a sparse probe) each get theirs.
+ * scan and a sparse probe) each get theirs.  Two mappings of one file
+ * that want opposite windows get theirs too: the file then has a second
+ * stream, its lane 1 (split.h).
  *
  * Who writes what: only the period worker writes the table, under the
  * statistics lock.  A slot's key is published under a seqcount, its
@@ -27,6 +29,7 @@
 #include <linux/mm.h>
 #include <linux/seq_file.h>
 #include "afa.h"
+#include "split.h"
 #include "stream.h"
 #include "topology.h"
 #include "trace.h"
@@ -48,6 +51,8 @@ struct afa_stream {
 	u32 pub;			/* generation and order, fault path */
 	/* the rest belongs to the period worker */
 	u32 gen;			/* bumped on reuse: stale caches miss */
+	bool known;			/* has evidence at its order to judge by */
+	bool dense;			/* and that evidence is dense */
 	dev_t dev;			/* device of the file */
 	unsigned long last_fault;	/* jiffies of the last fold with faults */
 	struct afa_evidence seen;	/* per-CPU sums at the last fold */
@@ -69,7 +74,8 @@ static struct afa_stream afa_streams[AFA_NR_STREAMS];
 
 static unsigned int afa_stream_set(const struct afa_stream_key *key)
 {
-	unsigned long h = (unsigned long)key->mapping ^ key->ino ^ key->class;
+	unsigned long h = (unsigned long)key->mapping ^ key->ino ^
+			  key->class ^ (unsigned long)key->lane << 8;
 
 	return hash_long(h, ilog2(AFA_NR_STREAMS / AFA_STREAM_WAYS)) *
 	       AFA_STREAM_WAYS;
@@ -79,11 +85,12 @@ static bool afa_key_eq(const struct afa_stream_key *a,
 		       const struct afa_stream_key *b)
 {
 	return a->mapping == b->mapping && a->ino == b->ino &&
-	       a->generation == b->generation && a->class == b->class;
+	       a->generation == b->generation && a->class == b->class &&
+	       a->lane == b->lane;
 }
 
 static void afa_key_of(struct vm_area_struct *vma, unsigned int class,
-		       struct afa_stream_key *key)
+		       unsigned int lane, struct afa_stream_key *key)
 {
 	struct inode *inode = file_inode(vma->vm_file);
 
@@ -92,6 +99,7 @@ static void afa_key_of(struct vm_area_struct *vma, unsigned int class,
 		.ino = inode->i_ino,
 		.generation = inode->i_generation,
 		.class = class,
+		.lane = lane,
 	};
 }
 
@@ -99,6 +107,7 @@ static void afa_key_of(struct vm_area_struct *vma, unsigned int class,
  * afa_stream_find() - the stream of a VMA's file, from the fault path
  * @vma:	faulting VMA
  * @class:	its class
+ * @lane:	the VMA's lane in its file (split.h)
  * @pub:	set to the slot's published word when found
  *
  * Lock-free: reads at most AFA_STREAM_WAYS keys under their seqcounts.
@@ -108,14 +117,14 @@ static void afa_key_of(struct vm_area_struct *vma, unsigned int class,
  * Return: the slot, or AFA_NO_STREAM.
  */
 unsigned int afa_stream_find(struct vm_area_struct *vma, unsigned int class,
-			     u32 *pub)
+			     unsigned int lane, u32 *pub)
 {
 	struct afa_stream_key key;
 	unsigned int set, i, seq;
 	struct afa_stream *s;
 	bool match;
 
-	afa_key_of(vma, class, &key);
+	afa_key_of(vma, class, lane, &key);
 	set = afa_stream_set(&key);
 	for (i = set; i < set + AFA_STREAM_WAYS; i++) {
 		s = &afa_streams[i];
@@ -158,18 +167,20 @@ struct afa_evidence *afa_stream_evidence(unsigned int slot)
  * afa_stream_note() - remember a file the table does not hold yet
  * @vma:	faulting VMA
  * @class:	its class
+ * @lane:	the VMA's lane in its file
  *
  * Fault path, preemption off: overwrites the oldest of this CPU's
  * candidates; the worker adds them at the next fold.  A file noted last
  * on this CPU is not noted again.
  */
-void afa_stream_note(struct vm_area_struct *vma, unsigned int class)
+void afa_stream_note(struct vm_area_struct *vma, unsigned int class,
+		     unsigned int lane)
 {
 	struct afa_stream_cpu *sc = this_cpu_ptr(&afa_stream_cpu);
 	struct afa_stream_cand *c;
 	struct afa_stream_key key;
 
-	afa_key_of(vma, class, &key);
+	afa_key_of(vma, class, lane, &key);
 	c = &sc->cand[sc->cand_next % AFA_NR_CANDS];
 	if (c->valid && afa_key_eq(&c->key, &key))
 		return;
@@ -211,6 +222,16 @@ static void afa_stream_set_order(struct afa_stream *s, u8 order)
 {
 	u32 flags = afa_stream_rare_trials(s) ? AFA_PUB_RARE_TRIALS : 0;
 
+	/* Between orders without evidence, judge by the last order's. */
+	if (afa_split_known(&s->ctl)) {
+		s->known = true;
+		s->dense = afa_split_dense(&s->ctl);
+	}
+	if (s->known)
+		flags |= AFA_PUB_KNOWN;
+	if (s->dense)
+		flags |= AFA_PUB_DENSE;
+
 	WRITE_ONCE(s->pub, s->gen << AFA_PUB_ORDER_BITS | flags | order);
 }
 
@@ -220,6 +241,7 @@ static void afa_stream_id(const struct afa_stream *s, struct afa_stream_id *id)
 		.slot = s - afa_streams,
 		.dev = s->dev,
 		.ino = s->key.ino,
+		.lane = s->key.lane,
 	};
 }
 
@@ -328,6 +350,8 @@ static bool afa_stream_add(const struct afa_stream_cand *c,
 	s->dev = c->dev;
 	s->last_fault = jiffies;
 	s->nr_faults = 0;
+	s->known = false;
+	s->dense = false;
 	afa_ctl_init(&s->ctl, p, c->order);
 	afa_stream_publish(s, &c->key, s->ctl.order);
 	afa_stream_id(s, &id);
@@ -421,15 +445,15 @@ void afa_stream_show(struct seq_file *m)
 
 	seq_printf(m, "# streams: %u of %u slots in use\n",
 		   afa_stream_nr_used(), AFA_NR_STREAMS);
-	seq_puts(m, "stream class        dev          ino order   window_kib   faults grow% trial% idle_ms\n");
+	seq_puts(m, "stream class        dev          ino lane order   window_kib   faults grow% trial% idle_ms\n");
 	for (i = 0; i < AFA_NR_STREAMS; i++) {
 		s = &afa_streams[i];
 		if (!s->key.mapping)
 			continue;
-		seq_printf(m, "%6u %-8s %4u:%-4u %12llu %5u %12llu %8llu %5u %6u %7u\n",
+		seq_printf(m, "%6u %-8s %4u:%-4u %12llu %4u %5u %12llu %8llu %5u %6u %7u\n",
 			   i, afa_class_name(s->key.class),
 			   MAJOR(s->dev), MINOR(s->dev), s->key.ino,
-			   s->ctl.order,
+			   s->key.lane, s->ctl.order,
 			   afa_order_to_bytes(s->ctl.order, PAGE_SHIFT) >> 10,
 			   s->nr_faults,
 			   afa_ctl_grow_permille(&s->ctl) / 10,

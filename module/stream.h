@@ -27,15 +27,17 @@ struct vm_area_struct;
 #define AFA_NO_STREAM		AFA_NR_STREAMS
 
 /*
- * A stream is one file in one class.  The file is named by its
- * address_space and checked by inode number and generation: an inode
- * freed and its memory reused for another file does not match.
+ * A stream is one file in one class, in one of its two lanes (split.h).
+ * The file is named by its address_space and checked by inode number and
+ * generation: an inode freed and its memory reused for another file does
+ * not match.
  */
 struct afa_stream_key {
 	struct address_space *mapping;	/* identity only, never dereferenced */
 	u64 ino;			/* inode number */
 	u32 generation;			/* inode generation */
 	u8 class;			/* enum afa_class */
+	u8 lane;			/* 0: the file's window; 1: split off */
 };
 
 /* Who a stream is, for traces: no kernel address. */
@@ -44,15 +46,19 @@ struct afa_stream_id {
 	u16 domain;		/* domain of a class state */
 	dev_t dev;		/* device of the file */
 	u64 ino;		/* inode number of the file */
+	u8 lane;		/* lane of a stream */
 };
 
 /*
  * The published word of a slot: its generation, whether its trials are
  * rare (shrinking was found to cost: trials then cost more than they
- * tell), and its order.
+ * tell), whether its evidence judges mappings and is dense (split.h),
+ * and its order (below 32: PTRS_PER_PTE is at most 2^13).
  */
 #define AFA_PUB_ORDER_BITS	8
-#define AFA_PUB_ORDER_MASK	(BIT(AFA_PUB_ORDER_BITS - 1) - 1)
+#define AFA_PUB_ORDER_MASK	(BIT(AFA_PUB_ORDER_BITS - 3) - 1)
+#define AFA_PUB_KNOWN		BIT(AFA_PUB_ORDER_BITS - 3)
+#define AFA_PUB_DENSE		BIT(AFA_PUB_ORDER_BITS - 2)
 #define AFA_PUB_RARE_TRIALS	BIT(AFA_PUB_ORDER_BITS - 1)
 
 static inline u8 afa_pub_order(u32 pub)
@@ -65,6 +71,16 @@ static inline bool afa_pub_rare_trials(u32 pub)
 	return pub & AFA_PUB_RARE_TRIALS;
 }
 
+static inline bool afa_pub_known(u32 pub)
+{
+	return pub & AFA_PUB_KNOWN;
+}
+
+static inline bool afa_pub_dense(u32 pub)
+{
+	return pub & AFA_PUB_DENSE;
+}
+
 static inline u32 afa_pub_gen(u32 pub)
 {
 	return pub >> AFA_PUB_ORDER_BITS;
@@ -72,10 +88,11 @@ static inline u32 afa_pub_gen(u32 pub)
 
 /* fault path */
 unsigned int afa_stream_find(struct vm_area_struct *vma, unsigned int class,
-			     u32 *pub);
+			     unsigned int lane, u32 *pub);
 u32 afa_stream_published(unsigned int slot);
 struct afa_evidence *afa_stream_evidence(unsigned int slot);
-void afa_stream_note(struct vm_area_struct *vma, unsigned int class);
+void afa_stream_note(struct vm_area_struct *vma, unsigned int class,
+		     unsigned int lane);
 
 /* period worker, statistics lock held */
 u64 afa_stream_fold(const struct afa_ctl_params *p,

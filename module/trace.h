@@ -172,7 +172,10 @@ TRACE_EVENT(afa_order_change,
 		      afa_show_reason(__entry->reason))
 );
 
-/* afa_stream - a file entered the stream table, or its slot was reused. */
+/*
+ * afa_stream - a file's stream entered the stream table, or its slot was
+ * reused; lane 1 is the stream of a file's mappings that split off.
+ */
 TRACE_EVENT(afa_stream,
 	    TP_PROTO(unsigned int class, const struct afa_stream_id *id,
 		     u32 order, bool added),
@@ -183,17 +186,20 @@ TRACE_EVENT(afa_stream,
 			     __field(unsigned int, core)
 			     __field(dev_t, dev)
 			     __field(u64, ino)
+			     __field(u8, lane)
 			     __field(u32, order)
 			     __field(bool, added)
 	    ),
 	    TP_fast_assign(AFA_TP_STREAM_ASSIGN(class, id);
+			   __entry->lane = id->lane;
 			   __entry->order = order;
 			   __entry->added = added;
 	    ),
-	    TP_printk("class=%s slot=%d node=%u core=%s dev=%u:%u ino=%llu order=%u event=%s",
+	    TP_printk("class=%s slot=%d node=%u core=%s dev=%u:%u ino=%llu lane=%u order=%u event=%s",
 		      afa_show_class(__entry->class), __entry->slot,
 		      __entry->node, afa_show_core(__entry->core),
-		      MAJOR(__entry->dev), MINOR(__entry->dev), __entry->ino, __entry->order,
+		      MAJOR(__entry->dev), MINOR(__entry->dev), __entry->ino,
+		      __entry->lane, __entry->order,
 		      __entry->added ? "added" : "evicted")
 );
 

@@ -37,6 +37,7 @@ struct opts {
 	struct phase phase[MAX_PHASES];
 	unsigned int nr_phases;
 	size_t stride;		/* bytes between touches, PAT_STRIDE */
+	size_t length;		/* bytes of FILE to map; 0: all of it */
 	int advice;		/* madvise() advice for the whole mapping */
 	int shared;		/* MAP_SHARED instead of MAP_PRIVATE */
 	unsigned int seed;	/* PAT_RAND */
@@ -49,6 +50,7 @@ static const struct option long_opts[] = {
 	{ "pattern", required_argument, NULL, 'p' },
 	{ "passes", required_argument, NULL, 'n' },
 	{ "stride", required_argument, NULL, 's' },
+	{ "length", required_argument, NULL, 'l' },
 	{ "advise", required_argument, NULL, 'a' },
 	{ "shared", no_argument, NULL, 'S' },
 	{ "seed", required_argument, NULL, 'r' },
@@ -65,6 +67,7 @@ static void usage(FILE *f)
 	      "                       each -p starts a new phase, up to 8\n"
 	      "  -n, --passes N       passes of the current phase (1)\n"
 	      "  -s, --stride BYTES   distance between touches for stride (2097152)\n"
+	      "  -l, --length BYTES   map only the first BYTES of FILE, whole pages (all)\n"
 	      "  -a, --advise normal|seq|rand   madvise() the mapping (normal)\n"
 	      "  -S, --shared         MAP_SHARED instead of MAP_PRIVATE\n"
 	      "  -r, --seed N         seed of the random order (1)\n"
@@ -102,7 +105,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 
 	*o = (struct opts){ .stride = 2 << 20, .advice = MADV_NORMAL,
 			    .seed = 1, .threads = 1 };
-	while ((c = getopt_long(argc, argv, "p:n:s:a:Sr:H:t:h", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "p:n:s:l:a:Sr:H:t:h", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			add_phase(o, optarg);
@@ -115,6 +118,9 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 			break;
 		case 's':
 			o->stride = parse_ulong_range(optarg, "stride", 0, ULONG_MAX);
+			break;
+		case 'l':
+			o->length = parse_ulong_range(optarg, "length", 1, ULONG_MAX);
 			break;
 		case 'a':
 			if (!strcmp(optarg, "normal"))
@@ -311,7 +317,7 @@ int main(int argc, char **argv)
 {
 	size_t page = sysconf(_SC_PAGESIZE);
 	unsigned int phase, pass;
-	size_t *rand_idx = NULL;
+	size_t *rand_idx = NULL, len;
 	void *hint = NULL;
 	struct opts o;
 	struct stat st;
@@ -325,16 +331,22 @@ int main(int argc, char **argv)
 		fatal("%s: %s", o.path, strerror(errno));
 	if (st.st_size < (off_t)page)
 		fatal("%s: smaller than one page", o.path);
+	if (o.length > (size_t)st.st_size)
+		fatal("length %zu is beyond the end of %s (%lld bytes)", o.length,
+		      o.path, (long long)st.st_size);
+	len = o.length ? o.length / page * page : (size_t)st.st_size;
+	if (!len)
+		fatal("length %zu is below the page size %zu", o.length, page);
 
 	/* the random order is drawn once, outside the measured touches */
 	for (phase = 0; phase < o.nr_phases; phase++)
 		if (o.phase[phase].pattern == PAT_RAND && !rand_idx)
-			rand_idx = random_order(st.st_size / page, o.seed);
+			rand_idx = random_order(len / page, o.seed);
 	start_threads(o.threads);
 
 	for (phase = 0; phase < o.nr_phases; phase++)
 		for (pass = 0; pass < o.phase[phase].passes; pass++)
-			hint = run_pass(&o, fd, st.st_size, hint, rand_idx,
+			hint = run_pass(&o, fd, len, hint, rand_idx,
 					phase, pass);
 	stop_threads();
 	free(rand_idx);

@@ -114,6 +114,15 @@ stream_class_col() {
 		END { print v }' $STATS
 }
 
+# stream_lane_col INO CLASS LANE COLUMN: a column of that file's row in
+# CLASS and LANE
+stream_lane_col() {
+	awk -v ino="$1" -v cl="$2" -v lane="$3" -v k="$4" '
+		$1 == "stream" { for (i = 1; i <= NF; i++) col[$i] = i; on = 1; next }
+		on && $col["ino"] == ino && $col["class"] == cl && $col["lane"] == lane { v = $col[k] }
+		END { print v }' $STATS
+}
+
 # make_sparse PATH: a 1 GiB file with one cached page per 2 MiB
 make_sparse() {
 	if [ ! -f "$1" ]; then

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-# Learning per file, from short lives (issue 12, item 6): every workload
+# Learning per file, from short lives (issue 12, items 1 and 6): every workload
 # is a fresh process that maps a file, touches it and exits; nothing
 # holds a mapping or sleeps for the module.  Expectations are on fault
 # counts and on the stream table, never on time.
@@ -55,6 +55,49 @@ check "sparse: a fourth process maps one page per fault (513 +-4 faults, got $fl
 	within "$flt" 513 4
 check "sparse: the scan's stream keeps its window (order $(stream_class_col "$(ino $seq)" rodata order) >= 5)" \
 	test "$(stream_class_col "$(ino $seq)" rodata order)" -ge 5
+
+# Two mappings of one file that want opposite windows: fresh processes
+# scan its first 64 MiB and probe one page per 2 MiB of all of it, one
+# after another and at once.  The probes split off into the file's lane
+# 1 and learn the small window there; the scans keep lane 0's large one.
+both=/mnt/both1g
+if [ ! -f $both ]; then
+	make_sparse $both
+	dd if=/dev/zero of=$both bs=1M count=64 conv=notrunc status=none
+fi
+afa-work -l 67108864 -p seq $both >/dev/null
+for i in 1 2 3; do
+	afa-work -l 67108864 -p seq $both >/dev/null
+	afa-work -p stride $both >/dev/null
+done
+afa-work -l 67108864 -p seq $both >/dev/null &
+afa-work -p stride $both >/dev/null
+wait
+wait_periods 1
+bi=$(ino $both)
+b0=$(stream_lane_col "$bi" rodata 0 order)
+b1=$(stream_lane_col "$bi" rodata 1 order)
+echo "split: lane 0 at order $b0, lane 1 at order $b1 ($(stream_rows "$bi" rodata) streams)"
+check "split: the file has two streams, its lanes 0 and 1 ($(stream_rows "$bi" rodata))" \
+	test "$(stream_rows "$bi" rodata)" = 2 -a -n "$b0" -a -n "$b1"
+check "split: the scans' lane 0 keeps a large window (order $b0 >= 5)" \
+	test "${b0:-0}" -ge 5
+check "split: the probes' lane 1 learned the small one (order $b1 <= 1)" \
+	test "${b1:-9}" -le 1
+# A fifth probe: all but its first faults count in lane 1, where its
+# verdict (split.h: 8 outcomes) moves it.
+f1=$(stream_lane_col "$bi" rodata 1 faults)
+afa-work -p stride $both >/dev/null
+wait_periods 1
+f1b=$(stream_lane_col "$bi" rodata 1 faults)
+echo "split: lane 1 faults $f1 -> $f1b for a probe of 512 touches"
+check "split: a new probe moves to lane 1 within its first 32 faults ($f1 -> $f1b)" \
+	test $((${f1b:-0} - ${f1:-0})) -ge 480
+out=$(afa-work -l 67108864 -p seq $both)
+flt=$(kv minflt "$out")
+want=$((16384 >> b0))
+check "split: a new scan starts at lane 0's window ($flt faults <= 4/3 * $want + 16)" \
+	test "$flt" -le $((want * 4 / 3 + 16))
 
 # Exec: the second exec of a binary starts from the window the first
 # learned: one stream for its text, whose state the second run continues.

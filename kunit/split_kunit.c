@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests for the lanes of a file (split.h): a mapping changes lanes
+ * only on enough evidence, only when its density is past the margin on
+ * the other side of its lane's, never while its lane has no evidence;
+ * a scan and a sparse probe of one file end in different lanes; a lane
+ * of either kind keeps a mapping that behaves like it.
+ */
+#include <kunit/test.h>
+#include "split.h"
+
+/* Count @n faults of one outcome each, @hits_in of every 8 a hit. */
+static void count_faults(struct afa_split_tally *t, unsigned int n,
+			 unsigned int hits_in_8)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		afa_split_count(t, 1, i % 8 < hits_in_8);
+}
+
+/* Fewer outcomes than AFA_SPLIT_OUTCOMES: no verdict, nothing forgotten. */
+static void afa_split_needs_evidence(struct kunit *test)
+{
+	struct afa_split_tally t = {};
+
+	count_faults(&t, AFA_SPLIT_OUTCOMES - 1, 0);
+	KUNIT_EXPECT_EQ(test, afa_split_judge(&t, true, true), AFA_SPLIT_WAIT);
+	KUNIT_EXPECT_EQ(test, t.outcomes, AFA_SPLIT_OUTCOMES - 1);
+	afa_split_count(&t, 1, 0);
+	KUNIT_EXPECT_EQ(test, afa_split_judge(&t, true, true), AFA_SPLIT_MOVE);
+}
+
+/* Direction: each kind of mapping leaves the lane of the other kind. */
+static void afa_split_direction(struct kunit *test)
+{
+	struct afa_split_tally t = {};
+
+	/* no hit at all, in a dense lane: moves */
+	count_faults(&t, AFA_SPLIT_OUTCOMES, 0);
+	KUNIT_EXPECT_EQ(test, afa_split_judge(&t, true, true), AFA_SPLIT_MOVE);
+	/* ... in a sparse lane: stays */
+	count_faults(&t, AFA_SPLIT_OUTCOMES, 0);
+	KUNIT_EXPECT_EQ(test, afa_split_judge(&t, true, false), AFA_SPLIT_STAY);
+	/* every other one hits (a scan's growth tests), in a sparse lane */
+	count_faults(&t, AFA_SPLIT_OUTCOMES, 4);
+	KUNIT_EXPECT_EQ(test, afa_split_judge(&t, true, false), AFA_SPLIT_MOVE);
+	/* ... in a dense lane: stays */
+	count_faults(&t, AFA_SPLIT_OUTCOMES, 4);
+	KUNIT_EXPECT_EQ(test, afa_split_judge(&t, true, true), AFA_SPLIT_STAY);
+}
+
+/* The margins: between 1/8 and 3/8 a mapping stays in either lane. */
+static void afa_split_margins(struct kunit *test)
+{
+	struct afa_split_tally t = {};
+	unsigned int h;
+
+	for (h = 0; h <= 8; h++) {
+		bool leaves_dense, leaves_sparse;
+
+		count_faults(&t, 8, h);
+		leaves_dense = afa_split_judge(&t, true, true) == AFA_SPLIT_MOVE;
+		count_faults(&t, 8, h);
+		leaves_sparse = afa_split_judge(&t, true, false) == AFA_SPLIT_MOVE;
+		KUNIT_EXPECT_EQ_MSG(test, leaves_dense, h < 1, "%u hits in 8", h);
+		KUNIT_EXPECT_EQ_MSG(test, leaves_sparse, h >= 3, "%u hits in 8", h);
+		/* never both: a mapping has one lane it belongs in */
+		KUNIT_EXPECT_FALSE(test, leaves_dense && leaves_sparse);
+	}
+}
+
+/* A lane without evidence judges nobody, and the tally still restarts. */
+static void afa_split_unknown_lane(struct kunit *test)
+{
+	struct afa_split_tally t = {};
+
+	count_faults(&t, AFA_SPLIT_OUTCOMES, 0);
+	KUNIT_EXPECT_EQ(test, afa_split_judge(&t, false, true), AFA_SPLIT_STAY);
+	KUNIT_EXPECT_EQ(test, t.outcomes, 0);
+	count_faults(&t, AFA_SPLIT_OUTCOMES, 8);
+	KUNIT_EXPECT_EQ(test, afa_split_judge(&t, false, false), AFA_SPLIT_STAY);
+	KUNIT_EXPECT_EQ(test, t.hits, 0);
+}
+
+/* A lane's density from its law state: growth tests or trials. */
+static void afa_split_lane_density(struct kunit *test)
+{
+	struct afa_ctl_state st = {};
+
+	KUNIT_EXPECT_FALSE(test, afa_split_known(&st));
+	KUNIT_EXPECT_FALSE(test, afa_split_dense(&st));
+	/* a scan below max_order: half its growth tests hit */
+	st.have_grow = 1;
+	st.grow_avg = AFA_UNIT / 2;
+	KUNIT_EXPECT_TRUE(test, afa_split_known(&st));
+	KUNIT_EXPECT_TRUE(test, afa_split_dense(&st));
+	/* the threshold itself is dense, just below is not */
+	st.grow_avg = AFA_SPLIT_DENSE;
+	KUNIT_EXPECT_TRUE(test, afa_split_dense(&st));
+	st.grow_avg = AFA_SPLIT_DENSE - 1;
+	KUNIT_EXPECT_FALSE(test, afa_split_dense(&st));
+	/* a scan at max_order: no growth test, its trials hit */
+	st = (struct afa_ctl_state){ .have_trial = 1, .trial_avg = AFA_UNIT };
+	KUNIT_EXPECT_TRUE(test, afa_split_dense(&st));
+	/* an average without its have_ flag is no evidence */
+	st = (struct afa_ctl_state){ .grow_avg = AFA_UNIT, .trial_avg = AFA_UNIT };
+	KUNIT_EXPECT_FALSE(test, afa_split_known(&st));
+	KUNIT_EXPECT_FALSE(test, afa_split_dense(&st));
+}
+
+/*
+ * Convergence: a scan and a sparse probe of one file, both starting in a
+ * lane that the scan made dense.  The scan's mapping never leaves; the
+ * probe's leaves at its first verdict, within AFA_SPLIT_OUTCOMES faults,
+ * and stays in the sparse lane it made.
+ */
+static void afa_split_scan_and_probe(struct kunit *test)
+{
+	struct afa_split_tally scan = {}, probe = {};
+	unsigned int i, probe_lane = 0, moved_at = 0;
+	/* lane 0: the scan's, dense; lane 1: the probe's, once it has evidence */
+	bool dense[2] = { true, false }, known[2] = { true, false };
+
+	for (i = 1; i <= 64; i++) {
+		/* a scan: every other growth test hits, and every trial */
+		afa_split_count(&scan, 1 + !(i % 4), i % 2 + !(i % 4));
+		KUNIT_EXPECT_NE(test, afa_split_judge(&scan, known[0], dense[0]),
+				AFA_SPLIT_MOVE);
+		afa_split_count(&probe, 1 + !(i % 4), 0);
+		if (afa_split_judge(&probe, known[probe_lane], dense[probe_lane]) ==
+		    AFA_SPLIT_MOVE) {
+			probe_lane ^= 1;
+			if (!moved_at)
+				moved_at = i;
+		}
+		if (probe_lane)
+			known[1] = true;
+	}
+	KUNIT_EXPECT_EQ(test, probe_lane, 1U);
+	KUNIT_EXPECT_GT(test, moved_at, 0U);
+	KUNIT_EXPECT_LE(test, moved_at, (unsigned int)AFA_SPLIT_OUTCOMES);
+}
+
+static struct kunit_case afa_split_cases[] = {
+	KUNIT_CASE(afa_split_needs_evidence),
+	KUNIT_CASE(afa_split_direction),
+	KUNIT_CASE(afa_split_margins),
+	KUNIT_CASE(afa_split_unknown_lane),
+	KUNIT_CASE(afa_split_lane_density),
+	KUNIT_CASE(afa_split_scan_and_probe),
+	{}
+};
+
+static struct kunit_suite afa_split_suite = {
+	.name = "autofaultaround_split",
+	.test_cases = afa_split_cases,
+};
+
+kunit_test_suite(afa_split_suite);
