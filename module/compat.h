@@ -6,6 +6,7 @@
 #ifndef _AFA_COMPAT_H
 #define _AFA_COMPAT_H
 
+#include <linux/mm.h>
 #include <linux/pgtable.h>
 #include <linux/version.h>
 
@@ -34,6 +35,26 @@ static inline pmd_t afa_pmdp_get_lockless(pmd_t *pmdp)
 }
 
 #define pmdp_get_lockless afa_pmdp_get_lockless
+#endif
+
+/*
+ * shmem_file_setup() takes vma_flags_t, made with mk_vma_flags(), where
+ * the kernel has it (7.3); an unsigned long of VM_ flags before.
+ */
+#ifdef mk_vma_flags
+#define AFA_SHMEM_NORESERVE	mk_vma_flags(VMA_NORESERVE_BIT)
+#else
+#define AFA_SHMEM_NORESERVE	VM_NORESERVE
+#endif
+
+/*
+ * The per-CPU system workqueue is system_percpu_wq from 6.17; from 7.x
+ * queueing on its old name, system_wq, logs a deprecation warning.
+ */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 17, 0)
+#define afa_percpu_wq	system_wq
+#else
+#define afa_percpu_wq	system_percpu_wq
 #endif
 
 #endif /* _AFA_COMPAT_H */

@@ -35,6 +35,7 @@
 #include <linux/shmem_fs.h>
 #include <linux/uaccess.h>
 #include "afa.h"
+#include "compat.h"
 
 /* Pages mapped per pass: 1 MiB with 4 KiB pages, enough to average. */
 #define AFA_COST_PAGES		256
@@ -131,7 +132,7 @@ static struct file *afa_cost_file_setup(void)
 	unsigned int i;
 
 	f = shmem_file_setup(KBUILD_MODNAME "-cost", AFA_COST_PAGES * PAGE_SIZE,
-			     VM_NORESERVE);
+			     AFA_SHMEM_NORESERVE);
 	if (IS_ERR(f))
 		return f;
 	for (i = 0; i < AFA_COST_PAGES; i++) {

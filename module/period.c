@@ -24,6 +24,7 @@
 #include <linux/seq_file.h>
 #include <linux/workqueue.h>
 #include "afa.h"
+#include "compat.h"
 #include "stream.h"
 #include "topology.h"
 
@@ -58,7 +59,7 @@ static void afa_period_queue(unsigned long delay)
 {
 	cpus_read_lock();
 	WRITE_ONCE(afa_next_fold, jiffies + delay);
-	queue_delayed_work_on(afa_work_cpu(), system_wq, &afa_period_work,
+	queue_delayed_work_on(afa_work_cpu(), afa_percpu_wq, &afa_period_work,
 			      delay);
 	cpus_read_unlock();
 }
@@ -71,7 +72,7 @@ static void afa_kick_fn(struct irq_work *work)
 		return;
 	WRITE_ONCE(afa_period_idle, false);
 	WRITE_ONCE(afa_next_fold, jiffies + soon);
-	mod_delayed_work(system_wq, &afa_period_work, soon);
+	mod_delayed_work(afa_percpu_wq, &afa_period_work, soon);
 }
 
 /**

@@ -126,9 +126,24 @@ def fmt_pct(x):
     return '%+.1f%%' % x
 
 
+def is_static(cfg):
+    return re.fullmatch(r'o[0-9]+', cfg) is not None
+
+
+# The module's diagnostic configurations (bench_cfgs=...,afa0,afap3):
+# observing only, and pinned at one order; shown after the module's row.
+def diag_cfgs(s):
+    return sorted((c for c in s if c == 'afa0' or re.fullmatch(r'afap[0-9]+', c)),
+                  key=lambda c: (c != 'afa0', int(c[4:] or 0) if c != 'afa0' else 0))
+
+
 def cfg_name(cfg):
     if cfg == 'afa':
         return 'autofaultaround'
+    if cfg == 'afa0':
+        return 'autofaultaround, enabled=0 (at the default window)'
+    if cfg.startswith('afap'):
+        return 'autofaultaround pinned at order %s' % cfg[4:]
     o = int(cfg[1:])
     kib = 4 << o
     name = 'order %d (%s)' % (o, '%d KiB' % kib if kib < 1024 else '%d MiB' % (kib // 1024))
@@ -199,7 +214,7 @@ for wl in order_wl:
     table = {cfg: v for (w_, cfg), v in runs.items() if w_ == wl}
     s = summarise(table)
     per_wl[wl] = s
-    statics = [c for c in s if c != 'afa']
+    statics = [c for c in s if is_static(c)]
     if not statics or 'afa' not in s:
         continue
     best = min(statics, key=lambda c: s[c]['ns'])
@@ -289,7 +304,7 @@ for wl in order_wl:
     w('')
     w('| window | runs | minor faults | faults change | time | stddev | time change | noise | counts |')
     w('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |')
-    cfgs = ['o%d' % o for o in ORDERS if 'o%d' % o in s] + (['afa'] if 'afa' in s else [])
+    cfgs = ['o%d' % o for o in ORDERS if 'o%d' % o in s] + (['afa'] if 'afa' in s else []) + diag_cfgs(s)
     for cfg in cfgs:
         r = s[cfg]
         if base and cfg != BASE:
@@ -556,7 +571,7 @@ def family_md(fam):
     rows = []
     for wl in wls:
         s = data[wl]
-        statics = [c for c in s if c != 'afa' and 'steady' in s[c]]
+        statics = [c for c in s if is_static(c) and 'steady' in s[c]]
         if not statics or 'afa' not in s or BASE not in s:
             continue
         rows.append((wl, s, statics))
@@ -616,7 +631,7 @@ def family_md(fam):
                 a['flt'] / fw if fw else 0, 'met' if f_ok else '**missed**'))
             print('bench-report: %-17s module %s vs default, faults %d vs default %d, fewest %d' % (
                 wl, fmt_pct(ch), a['flt'], b['flt'], fw))
-        cfgs = sorted({c for _, s, _ in rows for c in s},
+        cfgs = sorted({c for _, s, _ in rows for c in s if is_static(c) or c == 'afa'},
                       key=lambda c: (c == 'afa', int(c[1:]) if c != 'afa' else 0))
         cfgs = [c for c in cfgs if all(c in s and 'steady' in s[c] for _, s, _ in rows)]
         if rows and 'afa' in cfgs:
@@ -645,7 +660,7 @@ def family_md(fam):
         o('')
         o('| window | blocks | minor faults | faults change | time | stddev | time change | noise | counts | CPU time | learning: faults | learning: time | major faults |')
         o('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: |')
-        cfgs = ['o%d' % k for k in ORDERS if 'o%d' % k in s] + (['afa'] if 'afa' in s else [])
+        cfgs = ['o%d' % k for k in ORDERS if 'o%d' % k in s] + (['afa'] if 'afa' in s else []) + diag_cfgs(s)
         for cfg in cfgs:
             r = s[cfg].get('steady')
             if not r:

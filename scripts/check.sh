@@ -80,6 +80,7 @@ KNOTE="Debian 13 arm64" phase vmtest-arm64:vmtest make -s vmtest-arm64
 KNOTE="Debian 13 ppc64le, 64k and 4k pages" phase vmtest-ppc64le:vmtest make -s vmtest-ppc64le
 # The kernel's own mm selftests, without and with the module (6.12)
 KNOTE=$k612 phase vmtest-selftests make -s vmtest-selftests KVER="$k612"
+KNOTE="the newest amd64 kernel of trixie(-backports)" phase vmtest-newest:vmtest make -s vmtest-newest
 # The debug kernel's run only when that kernel is cached (its cold build
 # and its run do not fit CI's budget), and only when the time left in
 # CI's 90 minutes holds its measured 34 minutes (40 with a margin; the

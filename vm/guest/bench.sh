@@ -147,6 +147,21 @@ cfg_enter() {
 		echo 65536 >$FAB
 		modprobe autofaultaround || fail "bench: modprobe autofaultaround"
 		;;
+	afa0)
+		# observing only: the probe's cost at the kernel's window
+		MODE=afa
+		echo 65536 >$FAB
+		modprobe autofaultaround enabled=0 ||
+			fail "bench: modprobe autofaultaround enabled=0"
+		;;
+	afap*)
+		# pinned at one order: the module's cost at that static window
+		MODE=afa
+		echo 65536 >$FAB
+		o=${1#afap}
+		modprobe autofaultaround min_order=$o max_order=$o initial_order=$o ||
+			fail "bench: modprobe autofaultaround pinned at $o"
+		;;
 	o*)
 		echo $((4096 << ${1#o})) >$FAB
 		;;
@@ -155,10 +170,12 @@ cfg_enter() {
 
 # cfg_leave CFG WL REP: the module's orders, unload it; the default window
 cfg_leave() {
-	if [ "$1" = afa ]; then
-		state "$2" "$3"
+	case $1 in
+	afa*)
+		[ "$1" != afa ] || state "$2" "$3"
 		rmmod autofaultaround || fail "bench: rmmod autofaultaround"
-	fi
+		;;
+	esac
 	echo 65536 >$FAB
 }
 

@@ -6,10 +6,11 @@
  * the one of order @order (module/window.c's geometry), and the guest
  * counts faults (vm/guest/tests/15-actuator.sh).
  *
- * type=kretprobe	entry handler of a kretprobe (the module today)
- * type=kprobe		pre_handler of a kprobe at the function's entry
- * type=fprobe		entry handler of an fprobe (CONFIG_FPROBE; 6.5 and
- *			later; from 6.14 through afa_arch_set_window_fregs())
+ * type=kretprobe	entry handler of a kretprobe
+ * type=kprobe		pre_handler of a kprobe at the function's entry (the
+ *			module on 6.1, arm64 and from 6.14)
+ * type=fprobe		entry handler of an fprobe (CONFIG_FPROBE, 6.5 to
+ *			6.13: the module on 6.12 x86_64 and ppc64le)
  *
  * The kernel log says whether the kprobe is ftrace-based or a
  * breakpoint, and how many windows were rewritten.
@@ -87,20 +88,12 @@ static struct kprobe kp = {
 	.pre_handler	= kp_pre,
 };
 
-#if defined(CONFIG_FPROBE) && LINUX_VERSION_CODE >= KERNEL_VERSION(6, 14, 0)
-/* From 6.14 fprobe runs on fgraph and hands over ftrace_regs. */
-#define AFA_TEST_FPROBE 1
-static int fp_entry(struct fprobe *fp, unsigned long entry_ip,
-		    unsigned long ret_ip, struct ftrace_regs *fregs, void *data)
-{
-	u64 start, end;
-
-	window_of((struct vm_fault *)ftrace_regs_get_argument(fregs, 0), &start, &end);
-	if (afa_arch_set_window_fregs(fregs, start, end))
-		atomic_long_inc(&nr_set);
-	return 0;
-}
-#elif defined(CONFIG_FPROBE) && LINUX_VERSION_CODE >= KERNEL_VERSION(6, 5, 0) && \
+/*
+ * 6.5 to 6.13: the entry handler gets pt_regs.  From 6.14 it gets
+ * ftrace_regs, and the module uses a kprobe there (module/compat.h):
+ * type=fprobe then does not register.
+ */
+#if defined(CONFIG_FPROBE) && LINUX_VERSION_CODE >= KERNEL_VERSION(6, 5, 0) && \
 	LINUX_VERSION_CODE < KERNEL_VERSION(6, 14, 0)
 #define AFA_TEST_FPROBE 1
 static int fp_entry(struct fprobe *fp, unsigned long entry_ip,
