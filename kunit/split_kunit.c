@@ -3,20 +3,21 @@
  * KUnit tests for the lanes of a file (split.h): a mapping changes lanes
  * only on enough evidence, only when its density is past the margin on
  * the other side of its lane's, never while its lane has no evidence;
- * a scan and a sparse probe of one file end in different lanes; a lane
- * of either kind keeps a mapping that behaves like it.
+ * verdicts come at doublings of the evidence, so a mapping like its lane
+ * is judged ever more rarely and stays; a scan and a sparse probe of one
+ * file end in different lanes.
  */
 #include <kunit/test.h>
 #include "split.h"
 
-/* Count @n faults of one outcome each, @hits_in of every 8 a hit. */
+/* Count @n faults of one outcome each, @hits_in_16 of every 16 a hit. */
 static void count_faults(struct afa_split_tally *t, unsigned int n,
-			 unsigned int hits_in_8)
+			 unsigned int hits_in_16)
 {
 	unsigned int i;
 
 	for (i = 0; i < n; i++)
-		afa_split_count(t, 1, i % 8 < hits_in_8);
+		afa_split_count(t, 1, i % 16 < hits_in_16);
 }
 
 /* Fewer outcomes than AFA_SPLIT_OUTCOMES: no verdict, nothing forgotten. */
@@ -29,6 +30,8 @@ static void afa_split_needs_evidence(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, t.outcomes, AFA_SPLIT_OUTCOMES - 1);
 	afa_split_count(&t, 1, 0);
 	KUNIT_EXPECT_EQ(test, afa_split_judge(&t, true, true), AFA_SPLIT_MOVE);
+	/* moving restarts the tally */
+	KUNIT_EXPECT_EQ(test, t.outcomes, 0);
 }
 
 /* Direction: each kind of mapping leaves the lane of the other kind. */
@@ -42,45 +45,80 @@ static void afa_split_direction(struct kunit *test)
 	/* ... in a sparse lane: stays */
 	count_faults(&t, AFA_SPLIT_OUTCOMES, 0);
 	KUNIT_EXPECT_EQ(test, afa_split_judge(&t, true, false), AFA_SPLIT_STAY);
-	/* every other one hits (a scan's growth tests), in a sparse lane */
-	count_faults(&t, AFA_SPLIT_OUTCOMES, 4);
+	/* a scan's outcomes (about 0.6 hit), in a sparse lane: moves */
+	t = (struct afa_split_tally){};
+	count_faults(&t, AFA_SPLIT_OUTCOMES, 10);
 	KUNIT_EXPECT_EQ(test, afa_split_judge(&t, true, false), AFA_SPLIT_MOVE);
 	/* ... in a dense lane: stays */
-	count_faults(&t, AFA_SPLIT_OUTCOMES, 4);
+	count_faults(&t, AFA_SPLIT_OUTCOMES, 10);
 	KUNIT_EXPECT_EQ(test, afa_split_judge(&t, true, true), AFA_SPLIT_STAY);
 }
 
-/* The margins: between 1/8 and 3/8 a mapping stays in either lane. */
+/* The margins: between 1/16 and 1/2 a mapping stays in either lane. */
 static void afa_split_margins(struct kunit *test)
 {
-	struct afa_split_tally t = {};
+	struct afa_split_tally t;
 	unsigned int h;
 
-	for (h = 0; h <= 8; h++) {
+	for (h = 0; h <= 16; h++) {
 		bool leaves_dense, leaves_sparse;
 
-		count_faults(&t, 8, h);
+		t = (struct afa_split_tally){};
+		count_faults(&t, 16, h);
 		leaves_dense = afa_split_judge(&t, true, true) == AFA_SPLIT_MOVE;
-		count_faults(&t, 8, h);
+		t = (struct afa_split_tally){};
+		count_faults(&t, 16, h);
 		leaves_sparse = afa_split_judge(&t, true, false) == AFA_SPLIT_MOVE;
-		KUNIT_EXPECT_EQ_MSG(test, leaves_dense, h < 1, "%u hits in 8", h);
-		KUNIT_EXPECT_EQ_MSG(test, leaves_sparse, h >= 3, "%u hits in 8", h);
+		KUNIT_EXPECT_EQ_MSG(test, leaves_dense, h < 1, "%u hits in 16", h);
+		KUNIT_EXPECT_EQ_MSG(test, leaves_sparse, h >= 8, "%u hits in 16", h);
 		/* never both: a mapping has one lane it belongs in */
 		KUNIT_EXPECT_FALSE(test, leaves_dense && leaves_sparse);
 	}
 }
 
-/* A lane without evidence judges nobody, and the tally still restarts. */
+/* A lane without evidence judges nobody; the mapping waits for the next. */
 static void afa_split_unknown_lane(struct kunit *test)
 {
 	struct afa_split_tally t = {};
 
 	count_faults(&t, AFA_SPLIT_OUTCOMES, 0);
 	KUNIT_EXPECT_EQ(test, afa_split_judge(&t, false, true), AFA_SPLIT_STAY);
-	KUNIT_EXPECT_EQ(test, t.outcomes, 0);
-	count_faults(&t, AFA_SPLIT_OUTCOMES, 8);
-	KUNIT_EXPECT_EQ(test, afa_split_judge(&t, false, false), AFA_SPLIT_STAY);
-	KUNIT_EXPECT_EQ(test, t.hits, 0);
+	/* judged on the first 16, next at 32: in between it waits */
+	count_faults(&t, AFA_SPLIT_OUTCOMES - 1, 0);
+	KUNIT_EXPECT_EQ(test, afa_split_judge(&t, true, true), AFA_SPLIT_WAIT);
+	afa_split_count(&t, 1, 0);
+	KUNIT_EXPECT_EQ(test, afa_split_judge(&t, true, true), AFA_SPLIT_MOVE);
+}
+
+/* Verdicts at 16, 32, 64, ... outcomes: a handful in thousands of faults. */
+static void afa_split_verdicts_double(struct kunit *test)
+{
+	struct afa_split_tally t = {};
+	unsigned int i, verdicts = 0;
+
+	for (i = 0; i < 4096; i++) {
+		afa_split_count(&t, 1, i % 4 == 0);
+		if (afa_split_judge(&t, true, true) != AFA_SPLIT_WAIT)
+			verdicts++;
+	}
+	/* 16, 32, ..., 4096 */
+	KUNIT_EXPECT_EQ(test, verdicts, 9U);
+	KUNIT_EXPECT_EQ(test, t.outcomes, 4096);
+}
+
+/* Saturation: the counts halve before they wrap, the ratio stays. */
+static void afa_split_count_saturates(struct kunit *test)
+{
+	struct afa_split_tally t = {};
+	unsigned int i;
+
+	for (i = 0; i < 100000; i++) {
+		afa_split_count(&t, 1, i % 2);
+		afa_split_judge(&t, true, true);
+		KUNIT_ASSERT_LT(test, t.outcomes, (u16)BIT(14));
+	}
+	KUNIT_EXPECT_GE(test, t.hits * 2 + 2, t.outcomes);
+	KUNIT_EXPECT_LE(test, t.hits * 2, t.outcomes + 2);
 }
 
 /* A lane's density from its law state: growth tests or trials. */
@@ -122,7 +160,7 @@ static void afa_split_scan_and_probe(struct kunit *test)
 	/* lane 0: the scan's, dense; lane 1: the probe's, once it has evidence */
 	bool dense[2] = { true, false }, known[2] = { true, false };
 
-	for (i = 1; i <= 64; i++) {
+	for (i = 1; i <= 256; i++) {
 		/* a scan: every other growth test hits, and every trial */
 		afa_split_count(&scan, 1 + !(i % 4), i % 2 + !(i % 4));
 		KUNIT_EXPECT_NE(test, afa_split_judge(&scan, known[0], dense[0]),
@@ -147,6 +185,8 @@ static struct kunit_case afa_split_cases[] = {
 	KUNIT_CASE(afa_split_direction),
 	KUNIT_CASE(afa_split_margins),
 	KUNIT_CASE(afa_split_unknown_lane),
+	KUNIT_CASE(afa_split_verdicts_double),
+	KUNIT_CASE(afa_split_count_saturates),
 	KUNIT_CASE(afa_split_lane_density),
 	KUNIT_CASE(afa_split_scan_and_probe),
 	{}

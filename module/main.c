@@ -23,10 +23,12 @@ static int __init afa_init(void)
 	if (!AFA_ARCH_CAN_SET_WINDOW)
 		pr_info("this architecture cannot set the window yet: observing only\n");
 	WRITE_ONCE(afa_limits.act, afa_contract_init() && AFA_ARCH_CAN_SET_WINDOW);
-	afa_stream_init();
-	err = afa_topology_init();
+	err = afa_stream_init();
 	if (err)
 		return err;
+	err = afa_topology_init();
+	if (err)
+		goto out_stream;
 	err = afa_control_init();
 	if (err)
 		goto out_topology;
@@ -51,6 +53,8 @@ out_control:
 	afa_control_exit();
 out_topology:
 	afa_topology_exit();
+out_stream:
+	afa_stream_exit();
 	return err;
 }
 
@@ -62,6 +66,7 @@ static void __exit afa_exit(void)
 	afa_period_exit();
 	afa_control_exit();
 	afa_topology_exit();
+	afa_stream_exit();
 	pr_info("unloaded\n");
 }
 

@@ -4,9 +4,9 @@
  * and most filesystems, called by do_fault_around() with the window to
  * map.  It acts at the entry only, in this order:
  *
- *  1. find the VMA's class and stream (a per-CPU cache of the last VMA
- *     skips the lookup for the faults of one mapping), in the VMA's lane
- *     of its file (split.h);
+ *  1. find the VMA's class and stream (a per-CPU cache of the last four
+ *     VMAs skips the lookup for the faults of the mappings a program
+ *     uses in turn), in the VMA's lane of its file (split.h);
  *  2. check the kernel's window is one do_fault_around() can give
  *     (contract.c);
  *  3. gather evidence for the law: does the page next to this window,
@@ -60,6 +60,12 @@
  */
 #define AFA_KICK_EVIDENCE	(2 * AFA_MIN_SAMPLES_DEFAULT)
 
+/*
+ * VMAs a CPU keeps its lookups for: a program starting up faults in its
+ * binary's text and data and in its libraries' in turn.
+ */
+#define AFA_NR_VMA_CACHE	4
+
 /* VMAs of this CPU remembered in lane 1, for when the cache refills. */
 #define AFA_NR_SPLIT_MEMO	4
 
@@ -67,17 +73,18 @@
 #define AFA_CLASS_OWNER(class)	(AFA_NR_STREAMS + 1 + (class))
 
 /*
- * What the last call on this CPU found for its VMA.  The class depends on
- * the VMA's flags and file, the slot on the table, which changes only
- * with afa_table_gen; the order is read afresh at every fault.
+ * What this CPU found for a VMA.  The class depends on the VMA's flags
+ * and file; the slot is checked at every fault by its generation, and a
+ * VMA without one looks again when the table gains files (afa_table_gen);
+ * the order is read afresh at every fault.
  */
 struct afa_vma_cache {
-	struct vm_area_struct *vma;	/* identity, with the five below */
+	struct vm_area_struct *vma;	/* identity, with the four below */
 	struct mm_struct *mm;
 	struct file *file;
 	unsigned long vm_start;
 	unsigned long vm_flags;
-	unsigned long table_gen;
+	unsigned long table_gen;	/* of the last lookup */
 	u32 pub_gen;			/* generation of the slot when found */
 	u16 slot;			/* stream, or AFA_NO_STREAM */
 	u8 class;			/* enum afa_class */
@@ -85,6 +92,7 @@ struct afa_vma_cache {
 	bool calibration;		/* cost.c's own mapping */
 	bool judged;			/* the tally had a verdict */
 	struct afa_split_tally tally;	/* the VMA's outcomes, split.h */
+	struct afa_evidence held;	/* evidence held back until judged */
 };
 
 /* A VMA this CPU moved to lane 1: identity only, never dereferenced. */
@@ -97,13 +105,15 @@ struct afa_split_memo {
 
 /* What the fault path knows of the fault's stream, or of its class. */
 struct afa_fault_stream {
+	struct afa_vma_cache *c;	/* this CPU's entry for the VMA */
 	struct afa_evidence *ev;	/* counters to count the fault in */
 	u16 owner;			/* slot, or AFA_CLASS_OWNER() */
 	u8 order;			/* window order to apply */
 	bool rare;			/* its trials are rare */
-	bool slot;			/* a stream's, with the two below */
+	bool slot;			/* a stream's, with the three below */
 	bool known;			/* its evidence judges VMAs (split.h) */
 	bool dense;			/* and is dense */
+	bool split;			/* its file has two lanes */
 };
 
 /* A fault given half its window, waiting for its stream's next faults. */
@@ -124,7 +134,8 @@ struct afa_last_map {
 };
 
 struct afa_probe_cpu {
-	struct afa_vma_cache cache;
+	struct afa_vma_cache cache[AFA_NR_VMA_CACHE];
+	unsigned int cache_next;	/* next entry to overwrite */
 	struct afa_last_map last;
 	unsigned int trial_next;	/* next trial to overwrite */
 	unsigned int kick_credit;	/* evidence since the last kick */
@@ -194,10 +205,9 @@ static void afa_cache_find(struct afa_vma_cache *c, struct vm_area_struct *vma)
 		afa_stream_note(vma, c->class, c->lane);
 }
 
-static void afa_cache_fill(struct afa_probe_cpu *pc, struct vm_area_struct *vma,
-			   unsigned long table_gen)
+static void afa_cache_fill(struct afa_probe_cpu *pc, struct afa_vma_cache *c,
+			   struct vm_area_struct *vma, unsigned long table_gen)
 {
-	struct afa_vma_cache *c = &pc->cache;
 	u8 order;
 
 	*c = (struct afa_vma_cache){
@@ -220,13 +230,40 @@ static void afa_cache_fill(struct afa_probe_cpu *pc, struct vm_area_struct *vma,
 	afa_cache_find(c, vma);
 }
 
-static bool afa_cache_valid(const struct afa_vma_cache *c,
-			    struct vm_area_struct *vma,
-			    unsigned long table_gen)
+static bool afa_cache_is(const struct afa_vma_cache *c,
+			 struct vm_area_struct *vma)
 {
-	return c->vma == vma && c->table_gen == table_gen &&
-	       c->mm == vma->vm_mm && c->file == vma->vm_file &&
-	       c->vm_start == vma->vm_start && c->vm_flags == vma->vm_flags;
+	return c->vma == vma && c->mm == vma->vm_mm &&
+	       c->file == vma->vm_file && c->vm_start == vma->vm_start &&
+	       c->vm_flags == vma->vm_flags;
+}
+
+/*
+ * This CPU's entry for @vma: found, with its file looked up again if it
+ * had no stream and the table gained files since; else a new entry in
+ * place of the oldest.
+ */
+static struct afa_vma_cache *afa_cache_get(struct afa_probe_cpu *pc,
+					   struct vm_area_struct *vma,
+					   unsigned long table_gen)
+{
+	struct afa_vma_cache *c;
+	unsigned int i;
+
+	for (i = 0; i < AFA_NR_VMA_CACHE; i++) {
+		c = &pc->cache[i];
+		if (!afa_cache_is(c, vma))
+			continue;
+		if (c->table_gen != table_gen) {
+			c->table_gen = table_gen;
+			if (c->slot == AFA_NO_STREAM && !c->calibration)
+				afa_cache_find(c, vma);
+		}
+		return c;
+	}
+	c = &pc->cache[pc->cache_next++ % AFA_NR_VMA_CACHE];
+	afa_cache_fill(pc, c, vma, table_gen);
+	return c;
 }
 
 /*
@@ -238,11 +275,10 @@ static bool afa_fault_stream(struct afa_probe_cpu *pc, struct vm_fault *vmf,
 {
 	/* Pairs with the worker's release: the table is that generation's. */
 	unsigned long table_gen = smp_load_acquire(&afa_table_gen);
-	struct afa_vma_cache *c = &pc->cache;
+	struct afa_vma_cache *c = afa_cache_get(pc, vmf->vma, table_gen);
 	u32 pub;
 
-	if (!afa_cache_valid(c, vmf->vma, table_gen))
-		afa_cache_fill(pc, vmf->vma, table_gen);
+	fs->c = c;
 	/* Calibration over, the file is a file of its class like any. */
 	if (c->calibration && afa_cost_mapping(c->file->f_mapping, &fs->order))
 		return false;
@@ -250,6 +286,7 @@ static bool afa_fault_stream(struct afa_probe_cpu *pc, struct vm_fault *vmf,
 		pub = afa_stream_published(c->slot);
 		if (afa_pub_gen(pub) == c->pub_gen) {
 			*fs = (struct afa_fault_stream){
+				.c = c,
 				.ev = afa_stream_evidence(c->slot),
 				.owner = c->slot,
 				.order = afa_pub_order(pub),
@@ -257,12 +294,15 @@ static bool afa_fault_stream(struct afa_probe_cpu *pc, struct vm_fault *vmf,
 				.slot = true,
 				.known = afa_pub_known(pub),
 				.dense = afa_pub_dense(pub),
+				.split = afa_pub_split(pub),
 			};
 			return true;
 		}
-		/* The slot went to another file: count as its class. */
+		/* The slot went to another file: look again, count as the class. */
+		afa_cache_find(c, vmf->vma);
 	}
 	*fs = (struct afa_fault_stream){
+		.c = c,
 		.ev = this_cpu_ptr(&afa_count.class[c->class]),
 		.owner = AFA_CLASS_OWNER(c->class),
 		.order = afa_class_order_get(afa_this_domain(), c->class),
@@ -271,15 +311,30 @@ static bool afa_fault_stream(struct afa_probe_cpu *pc, struct vm_fault *vmf,
 }
 
 /*
+ * Where this fault's growth test and trials count: in the stream, or,
+ * for a VMA not yet judged in a file with two lanes, held back with the
+ * VMA, so that a mapping that belongs in the other lane does not teach
+ * this one on its way there (split.h).
+ */
+static struct afa_evidence *afa_split_evidence(const struct afa_fault_stream *fs)
+{
+	if (fs->slot && fs->split && fs->known && !fs->c->judged)
+		return &fs->c->held;
+	return fs->ev;
+}
+
+/*
  * Tally this fault's outcomes for the VMA, and move it to its file's
  * other lane when they contradict its lane's (split.h).  The next fault
- * of the VMA then applies and counts in the other lane's stream.
+ * of the VMA then applies and counts in the other lane's stream.  At the
+ * first verdict the evidence held back joins the lane the VMA stays in,
+ * or is dropped with the lane it leaves.
  */
 static void afa_split_check(struct afa_probe_cpu *pc, struct vm_area_struct *vma,
 			    const struct afa_fault_stream *fs,
 			    unsigned int outcomes, unsigned int hits)
 {
-	struct afa_vma_cache *c = &pc->cache;
+	struct afa_vma_cache *c = fs->c;
 	enum afa_split_verdict v;
 
 	afa_split_count(&c->tally, outcomes, hits);
@@ -287,6 +342,9 @@ static void afa_split_check(struct afa_probe_cpu *pc, struct vm_area_struct *vma
 	if (v == AFA_SPLIT_WAIT)
 		return;
 	c->judged = true;
+	if (v == AFA_SPLIT_STAY)
+		afa_evidence_add(fs->ev, &c->held);
+	c->held = (struct afa_evidence){};
 	if (v == AFA_SPLIT_STAY)
 		return;
 	c->lane ^= 1;
@@ -425,21 +483,25 @@ static u32 afa_learn_and_act(struct afa_probe_cpu *pc, struct vm_fault *vmf,
 			     const struct afa_fault_stream *fs, u32 nr_pages)
 {
 	struct mm_struct *mm = vmf->vma->vm_mm;
-	struct afa_evidence *ev = fs->ev;
+	struct afa_evidence *ev = afa_split_evidence(fs);
 	u32 outcomes = ev->tested + ev->trials;
 	u32 hits = ev->grow_hits + ev->trial_hits;
+	u8 max_order = READ_ONCE(afa_limits.max_order);
 	u8 order = fs->order, apply = order;
 	bool judged;
 
 	judged = afa_trial_judge(pc, mm, fs->owner, vmf->pgoff, ev);
-	if (order < READ_ONCE(afa_limits.max_order))
+	if (order < max_order)
 		afa_growth_test(vmf, pos, order, ev);
 	if (fs->slot)
 		afa_split_check(pc, vmf->vma, fs, ev->tested + ev->trials - outcomes,
 				ev->grow_hits + ev->trial_hits - hits);
-	/* Rare trials once the VMA is judged: split.h needs outcomes first. */
+	/*
+	 * Rare trials, but at max_order not before the VMA's first verdict:
+	 * there trials are its only outcomes (split.h).
+	 */
 	if (!judged && order > READ_ONCE(afa_limits.min_order) &&
-	    afa_trial_due(pc, fs->rare && pc->cache.judged) &&
+	    afa_trial_due(pc, fs->rare && (fs->c->judged || order < max_order)) &&
 	    afa_trial_start(pc, mm, fs->owner, pos, order))
 		apply = order - 1;
 	if (++pc->kick_credit >= AFA_KICK_EVIDENCE) {
@@ -478,7 +540,7 @@ static void afa_map_enter(struct pt_regs *regs)
 	}
 	/* Observing only: count, learn nothing at a window not ours. */
 	if (READ_ONCE(afa_enabled) && READ_ONCE(afa_limits.act) &&
-	    (READ_ONCE(afa_classes) & BIT(pc->cache.class)))
+	    (READ_ONCE(afa_classes) & BIT(fs.c->class)))
 		nr_pages = afa_learn_and_act(pc, vmf, regs, &pos, &fs,
 					     nr_pages);
 	fs.ev->faults++;

@@ -13,38 +13,49 @@
  *	d = hits / outcomes.
  *
  * A stream publishes whether its own evidence at its order is dense: a
- * quarter or more of its growth tests, or of its trials, hit.  After
- * AFA_SPLIT_OUTCOMES outcomes a mapping is judged against its lane:
+ * quarter or more of its growth tests, or of its trials, hit.  A mapping
+ * is judged against its lane after AFA_SPLIT_OUTCOMES outcomes, and again
+ * each time its outcomes double, on all of them:
  *
- *	d <  1/8  in a dense lane:	a sparse mapping, it changes lanes
- *	d >= 3/8  in a sparse lane:	a dense mapping, it changes lanes
+ *	d <  1/16  in a dense lane:	a sparse mapping, it changes lanes
+ *	d >= 1/2   in a sparse lane:	a dense mapping, it changes lanes
  *
- * and its tally restarts.  The margins on either side of the lanes'
- * threshold of 1/4 keep a mapping that behaves like its lane where it
- * is.  A lane without evidence at its order yet judges nobody.  Until its
- * first verdict a mapping is tried at the usual rate even in a lane whose
- * trials are rare: at max_order, where there is no growth test, trials
- * are its only outcomes.
+ * and its tally restarts when it moves.  The margins on either side of
+ * the lanes' threshold of 1/4, and verdicts on ever more outcomes, keep a
+ * mapping that behaves like its lane where it is: one whose true density
+ * is 1/4 leaves a dense lane at its first verdict with a chance of 1%
+ * (no hit in 16), and less at every later one; the chance that some
+ * verdict moves it shrinks as its evidence grows, instead of adding up
+ * over fixed-size verdicts.  A lane without evidence at its order yet
+ * judges nobody.  At max_order, where there is no growth test and
+ * trials are a mapping's only outcomes, it is tried at the usual rate
+ * until its first verdict even in a lane whose trials are rare.  A
+ * mapping new to a file that has two lanes holds its evidence back
+ * until its first verdict: it joins the lane the mapping stays in, or is
+ * dropped with the lane it leaves, so that mappings on their way to the
+ * other lane do not teach this one.
  *
  * Why these outcomes: a forward scan at any order finds about half its
  * growth tests hit (the window below is mapped, the one above is not yet)
- * and nearly all its trials; one page per 2 MiB finds none of either.
- * Eight outcomes are eight faults below max_order, where every fault has
- * a growth test: a process that makes a hundred faults is in its own
- * lane after the first few of them.
+ * and nearly all its trials (d about 0.6); one page per 2 MiB finds none
+ * of either (d = 0).  Sixteen outcomes are sixteen faults below
+ * max_order, where every fault has a growth test: a process that makes
+ * a hundred faults is in its own lane after its first few dozen.
  */
 #ifndef _AFA_SPLIT_H
 #define _AFA_SPLIT_H
 
+#include <linux/bits.h>
+#include <linux/minmax.h>
 #include <linux/types.h>
 #include "control_law.h"
 
-#define AFA_SPLIT_OUTCOMES	8
+#define AFA_SPLIT_OUTCOMES	16
 
 /* The lanes' threshold, and the margins a mapping must pass to move. */
 #define AFA_SPLIT_DENSE		(AFA_UNIT / 4)
-#define AFA_SPLIT_SPARSE_8THS	1	/* d < 1/8: sparse */
-#define AFA_SPLIT_DENSE_8THS	3	/* d >= 3/8: dense */
+#define AFA_SPLIT_SPARSE_SHIFT	4	/* d < 1/16: sparse */
+#define AFA_SPLIT_DENSE_SHIFT	1	/* d >= 1/2: dense */
 
 /* What a mapping's tally says. */
 enum afa_split_verdict {
@@ -53,10 +64,11 @@ enum afa_split_verdict {
 	AFA_SPLIT_MOVE,		/* judged: it belongs in the other lane */
 };
 
-/* One mapping's outcomes since it was last judged. */
+/* One mapping's outcomes since it came to its lane. */
 struct afa_split_tally {
-	u8 outcomes;
-	u8 hits;
+	u16 outcomes;
+	u16 hits;
+	u16 next;	/* outcomes of the next verdict; 0: the first */
 };
 
 /**
@@ -65,37 +77,47 @@ struct afa_split_tally {
  * @outcomes:	growth tests and trials this fault resolved
  * @hits:	of those, the hits
  *
- * A fault resolves at most one test and a few trials, and the tally is
- * judged at every fault: it stays far below U8_MAX.
+ * A fault resolves at most one test and a few trials.  Past 2^14
+ * outcomes both counts are halved, which keeps the ratio and the next
+ * verdict's place.
  */
 static inline void afa_split_count(struct afa_split_tally *t,
 				   unsigned int outcomes, unsigned int hits)
 {
 	t->outcomes += outcomes;
 	t->hits += hits;
+	if (t->outcomes >= BIT(14)) {
+		t->outcomes /= 2;
+		t->hits /= 2;
+		t->next /= 2;
+	}
 }
 
 /**
  * afa_split_judge() - does a mapping belong in the other lane?
- * @t:		its tally, restarted once judged
+ * @t:		its tally; restarted when it moves
  * @known:	its lane has evidence at its order
  * @dense:	its lane's evidence is dense (afa_split_dense())
  *
- * Return: the verdict; a lane without evidence keeps every mapping.
+ * Return: the verdict; a lane without evidence keeps every mapping (and
+ * judges it again at its next doubling).
  */
 static inline enum afa_split_verdict
 afa_split_judge(struct afa_split_tally *t, bool known, bool dense)
 {
 	bool move;
 
-	if (t->outcomes < AFA_SPLIT_OUTCOMES)
+	if (t->outcomes < max_t(u16, t->next, AFA_SPLIT_OUTCOMES))
 		return AFA_SPLIT_WAIT;
+	t->next = 2 * t->outcomes;
 	if (dense)
-		move = t->hits * 8 < t->outcomes * AFA_SPLIT_SPARSE_8THS;
+		move = (u32)t->hits << AFA_SPLIT_SPARSE_SHIFT < t->outcomes;
 	else
-		move = t->hits * 8 >= t->outcomes * AFA_SPLIT_DENSE_8THS;
+		move = (u32)t->hits << AFA_SPLIT_DENSE_SHIFT >= t->outcomes;
+	if (!known || !move)
+		return AFA_SPLIT_STAY;
 	*t = (struct afa_split_tally){};
-	return known && move ? AFA_SPLIT_MOVE : AFA_SPLIT_STAY;
+	return AFA_SPLIT_MOVE;
 }
 
 /**

@@ -53,6 +53,7 @@ struct afa_stream {
 	u32 gen;			/* bumped on reuse: stale caches miss */
 	bool known;			/* has evidence at its order to judge by */
 	bool dense;			/* and that evidence is dense */
+	bool split;			/* its file has two lanes */
 	dev_t dev;			/* device of the file */
 	unsigned long last_fault;	/* jiffies of the last fold with faults */
 	struct afa_evidence seen;	/* per-CPU sums at the last fold */
@@ -69,7 +70,12 @@ struct afa_stream_cpu {
 	struct afa_stream_cand cand[AFA_NR_CANDS];
 };
 
-static DEFINE_PER_CPU(struct afa_stream_cpu, afa_stream_cpu);
+/*
+ * Allocated at load: 7 KiB a CPU, nearly all the module's per-CPU
+ * memory, more than the static per-CPU room the kernel keeps for modules
+ * (PERCPU_MODULE_RESERVE, 8 KiB) leaves beside the rest.
+ */
+static struct afa_stream_cpu __percpu *afa_stream_cpu;
 static struct afa_stream afa_streams[AFA_NR_STREAMS];
 
 static unsigned int afa_stream_set(const struct afa_stream_key *key)
@@ -160,7 +166,7 @@ u32 afa_stream_published(unsigned int slot)
  */
 struct afa_evidence *afa_stream_evidence(unsigned int slot)
 {
-	return &this_cpu_ptr(&afa_stream_cpu)->count[slot];
+	return &this_cpu_ptr(afa_stream_cpu)->count[slot];
 }
 
 /**
@@ -176,7 +182,7 @@ struct afa_evidence *afa_stream_evidence(unsigned int slot)
 void afa_stream_note(struct vm_area_struct *vma, unsigned int class,
 		     unsigned int lane)
 {
-	struct afa_stream_cpu *sc = this_cpu_ptr(&afa_stream_cpu);
+	struct afa_stream_cpu *sc = this_cpu_ptr(afa_stream_cpu);
 	struct afa_stream_cand *c;
 	struct afa_stream_key key;
 
@@ -231,6 +237,8 @@ static void afa_stream_set_order(struct afa_stream *s, u8 order)
 		flags |= AFA_PUB_KNOWN;
 	if (s->dense)
 		flags |= AFA_PUB_DENSE;
+	if (s->split)
+		flags |= AFA_PUB_SPLIT;
 
 	WRITE_ONCE(s->pub, s->gen << AFA_PUB_ORDER_BITS | flags | order);
 }
@@ -253,7 +261,7 @@ static void afa_stream_sum(unsigned int slot, struct afa_evidence *sum)
 
 	memset(sum, 0, sizeof(*sum));
 	for_each_possible_cpu(cpu) {
-		c = &per_cpu_ptr(&afa_stream_cpu, cpu)->count[slot];
+		c = &per_cpu_ptr(afa_stream_cpu, cpu)->count[slot];
 		afa_evidence_add(sum, c);
 	}
 }
@@ -303,14 +311,36 @@ u64 afa_stream_fold(const struct afa_ctl_params *p,
 	return faults;
 }
 
-static bool afa_stream_known(const struct afa_stream_key *key)
+static struct afa_stream *afa_stream_lookup(const struct afa_stream_key *key)
 {
 	unsigned int set = afa_stream_set(key), i;
 
 	for (i = set; i < set + AFA_STREAM_WAYS; i++)
 		if (afa_key_eq(&afa_streams[i].key, key))
-			return true;
-	return false;
+			return &afa_streams[i];
+	return NULL;
+}
+
+/*
+ * A file with two lanes (a new lane 1, or a lane 0 whose lane 1 is in
+ * the table): both lanes hold back the evidence of a mapping new to them
+ * until its first verdict (split.h).
+ */
+static void afa_stream_mark_split(struct afa_stream *s)
+{
+	struct afa_stream_key key = s->key;
+	struct afa_stream *sib;
+
+	key.lane = !key.lane;
+	sib = afa_stream_lookup(&key);
+	if (!s->key.lane && !sib)
+		return;
+	s->split = true;
+	afa_stream_set_order(s, s->ctl.order);
+	if (sib && !sib->split) {
+		sib->split = true;
+		afa_stream_set_order(sib, sib->ctl.order);
+	}
 }
 
 /* A free way of the set, else the least recently faulted, if not now. */
@@ -352,8 +382,10 @@ static bool afa_stream_add(const struct afa_stream_cand *c,
 	s->nr_faults = 0;
 	s->known = false;
 	s->dense = false;
+	s->split = false;
 	afa_ctl_init(&s->ctl, p, c->order);
 	afa_stream_publish(s, &c->key, s->ctl.order);
+	afa_stream_mark_split(s);
 	afa_stream_id(s, &id);
 	trace_afa_stream(s->key.class, &id, s->ctl.order, true);
 	return true;
@@ -389,9 +421,9 @@ unsigned int afa_stream_add_noted(const struct afa_ctl_params *p)
 
 	for_each_possible_cpu(cpu) {
 		for (i = 0; i < AFA_NR_CANDS; i++) {
-			if (!afa_stream_read_cand(per_cpu_ptr(&afa_stream_cpu, cpu),
+			if (!afa_stream_read_cand(per_cpu_ptr(afa_stream_cpu, cpu),
 						  i, &c) ||
-			    afa_stream_known(&c.key))
+			    afa_stream_lookup(&c.key))
 				continue;
 			n += afa_stream_add(&c, p);
 		}
@@ -462,14 +494,28 @@ void afa_stream_show(struct seq_file *m)
 	}
 }
 
-/** afa_stream_init() - set up the seqcounts of the table and candidates */
-void afa_stream_init(void)
+/**
+ * afa_stream_init() - allocate the per-CPU counters, set up the seqcounts
+ *
+ * Return: 0, or -ENOMEM.
+ */
+int afa_stream_init(void)
 {
 	unsigned int i;
 	int cpu;
 
+	afa_stream_cpu = alloc_percpu(struct afa_stream_cpu);
+	if (!afa_stream_cpu)
+		return -ENOMEM;
 	for (i = 0; i < AFA_NR_STREAMS; i++)
 		seqcount_init(&afa_streams[i].seq);
 	for_each_possible_cpu(cpu)
-		seqcount_init(&per_cpu_ptr(&afa_stream_cpu, cpu)->cand_seq);
+		seqcount_init(&per_cpu_ptr(afa_stream_cpu, cpu)->cand_seq);
+	return 0;
+}
+
+/** afa_stream_exit() - free the per-CPU counters, once nothing counts */
+void afa_stream_exit(void)
+{
+	free_percpu(afa_stream_cpu);
 }

@@ -52,11 +52,13 @@ struct afa_stream_id {
 /*
  * The published word of a slot: its generation, whether its trials are
  * rare (shrinking was found to cost: trials then cost more than they
- * tell), whether its evidence judges mappings and is dense (split.h),
- * and its order (below 32: PTRS_PER_PTE is at most 2^13).
+ * tell), whether its evidence judges mappings and is dense, whether its
+ * file has split into two lanes (split.h), and its order (at most
+ * AFA_ORDER_MAX).
  */
 #define AFA_PUB_ORDER_BITS	8
-#define AFA_PUB_ORDER_MASK	(BIT(AFA_PUB_ORDER_BITS - 3) - 1)
+#define AFA_PUB_ORDER_MASK	(BIT(AFA_PUB_ORDER_BITS - 4) - 1)
+#define AFA_PUB_SPLIT		BIT(AFA_PUB_ORDER_BITS - 4)
 #define AFA_PUB_KNOWN		BIT(AFA_PUB_ORDER_BITS - 3)
 #define AFA_PUB_DENSE		BIT(AFA_PUB_ORDER_BITS - 2)
 #define AFA_PUB_RARE_TRIALS	BIT(AFA_PUB_ORDER_BITS - 1)
@@ -69,6 +71,13 @@ static inline u8 afa_pub_order(u32 pub)
 static inline bool afa_pub_rare_trials(u32 pub)
 {
 	return pub & AFA_PUB_RARE_TRIALS;
+}
+
+static_assert(AFA_ORDER_MAX <= AFA_PUB_ORDER_MASK);
+
+static inline bool afa_pub_split(u32 pub)
+{
+	return pub & AFA_PUB_SPLIT;
 }
 
 static inline bool afa_pub_known(u32 pub)
@@ -101,6 +110,7 @@ unsigned int afa_stream_add_noted(const struct afa_ctl_params *p);
 void afa_stream_rebound(const struct afa_ctl_params *p);
 unsigned int afa_stream_nr_used(void);
 void afa_stream_show(struct seq_file *m);
-void afa_stream_init(void);
+int afa_stream_init(void);
+void afa_stream_exit(void);
 
 #endif /* _AFA_STREAM_H */
