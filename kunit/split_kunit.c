@@ -8,6 +8,7 @@
  * file end in different lanes.
  */
 #include <kunit/test.h>
+#include <linux/log2.h>
 #include "split.h"
 
 /* Count @n faults of one outcome each, @hits_in_16 of every 16 a hit. */
@@ -64,10 +65,10 @@ static void afa_split_margins(struct kunit *test)
 		bool leaves_dense, leaves_sparse;
 
 		t = (struct afa_split_tally){};
-		count_faults(&t, 16, h);
+		count_faults(&t, AFA_SPLIT_OUTCOMES, h);
 		leaves_dense = afa_split_judge(&t, true, true) == AFA_SPLIT_MOVE;
 		t = (struct afa_split_tally){};
-		count_faults(&t, 16, h);
+		count_faults(&t, AFA_SPLIT_OUTCOMES, h);
 		leaves_sparse = afa_split_judge(&t, true, false) == AFA_SPLIT_MOVE;
 		KUNIT_EXPECT_EQ_MSG(test, leaves_dense, h < 1, "%u hits in 16", h);
 		KUNIT_EXPECT_EQ_MSG(test, leaves_sparse, h >= 8, "%u hits in 16", h);
@@ -83,14 +84,14 @@ static void afa_split_unknown_lane(struct kunit *test)
 
 	count_faults(&t, AFA_SPLIT_OUTCOMES, 0);
 	KUNIT_EXPECT_EQ(test, afa_split_judge(&t, false, true), AFA_SPLIT_STAY);
-	/* judged on the first 16, next at 32: in between it waits */
+	/* judged at AFA_SPLIT_OUTCOMES, next at twice that: between, it waits */
 	count_faults(&t, AFA_SPLIT_OUTCOMES - 1, 0);
 	KUNIT_EXPECT_EQ(test, afa_split_judge(&t, true, true), AFA_SPLIT_WAIT);
 	afa_split_count(&t, 1, 0);
 	KUNIT_EXPECT_EQ(test, afa_split_judge(&t, true, true), AFA_SPLIT_MOVE);
 }
 
-/* Verdicts at 16, 32, 64, ... outcomes: a handful in thousands of faults. */
+/* Verdicts at 32, 64, 128, ... outcomes: a handful in thousands of faults. */
 static void afa_split_verdicts_double(struct kunit *test)
 {
 	struct afa_split_tally t = {};
@@ -101,8 +102,8 @@ static void afa_split_verdicts_double(struct kunit *test)
 		if (afa_split_judge(&t, true, true) != AFA_SPLIT_WAIT)
 			verdicts++;
 	}
-	/* 16, 32, ..., 4096 */
-	KUNIT_EXPECT_EQ(test, verdicts, 9U);
+	/* AFA_SPLIT_OUTCOMES, twice that, ..., 4096 */
+	KUNIT_EXPECT_EQ(test, verdicts, ilog2(4096 / AFA_SPLIT_OUTCOMES) + 1);
 	KUNIT_EXPECT_EQ(test, t.outcomes, 4096);
 }
 
