@@ -116,7 +116,10 @@ vmtest:
 # STRESS_RACE_S, STRESS_TOGGLES, STRESS_MEMCG_MIB, STRESS_MEMCG_S,
 # STRESS_COLLAPSE_S, STRESS_HOTSET_S, STRESS_SEED,
 # STRESS_LIMIT_S (time limit of each test's loop), STRESS_ONLY=NN (only
-# the tests whose names start with NN).
+# the tests whose names start with NN).  STRESS_MEMCG_REPEAT=N: 60-memcg
+# runs N rounds of three arms instead of once (no module, the module, the
+# module built with AFA_PROBE=kprobe, which goes into the initramfs as
+# autofaultaround_kprobe.ko); give it AFA_VM_TIMEOUT to match.
 STRESS_APPEND = $(strip \
 	$(if $(STRESS_LOADS),stress_loads=$(STRESS_LOADS)) \
 	$(if $(STRESS_WRITES),stress_writes=$(STRESS_WRITES)) \
@@ -129,10 +132,15 @@ STRESS_APPEND = $(strip \
 	$(if $(STRESS_HOTSET_S),stress_hotset_s=$(STRESS_HOTSET_S)) \
 	$(if $(STRESS_SEED),stress_seed=$(STRESS_SEED)) \
 	$(if $(STRESS_LIMIT_S),stress_limit_s=$(STRESS_LIMIT_S)) \
-	$(if $(STRESS_ONLY),stress_only=$(STRESS_ONLY)))
+	$(if $(STRESS_ONLY),stress_only=$(STRESS_ONLY)) \
+	$(if $(STRESS_MEMCG_REPEAT),stress_memcg_repeat=$(STRESS_MEMCG_REPEAT)))
+KPROBE_KO = build/kprobe/autofaultaround_kprobe.ko
 
 vmtest-stress:
-	@$(VM_LOCK) sh -c '$(MAKE) --no-print-directory vm-prereq && \
+	@$(VM_LOCK) sh -c '$(if $(STRESS_MEMCG_REPEAT),$(MAKE) --no-print-directory KDIR=$(VM_KDIR) \
+		AFA_PROBE=kprobe modules && mkdir -p build/kprobe && \
+		cp module/autofaultaround.ko $(KPROBE_KO) && )$(MAKE) --no-print-directory vm-prereq && \
+		AFA_VM_EXTRA_KO="$(AFA_VM_EXTRA_KO) $(if $(STRESS_MEMCG_REPEAT),$(CURDIR)/$(KPROBE_KO))" \
 		AFA_VM_APPEND="$(STRESS_APPEND)" vm/run.sh stress $(KVER)'
 
 # The kernel's mm selftests, built once into the cache, in one boot:

@@ -16,9 +16,11 @@
  * 6.13 (pt_regs and the return address): Debian's 6.12 on x86_64 and
  * ppc64le.  Elsewhere it is a kprobe, whose pre_handler gets the same
  * registers: Debian's 6.1 and arm64 6.12 are built without CONFIG_FPROBE,
- * and from 6.14 an fprobe handler gets ftrace_regs.
+ * and from 6.14 an fprobe handler gets ftrace_regs.  AFA_FORCE_KPROBE
+ * (make AFA_PROBE=kprobe) takes the kprobe everywhere, to compare the two.
  */
-#if IS_ENABLED(CONFIG_FPROBE) && LINUX_VERSION_CODE < KERNEL_VERSION(6, 14, 0)
+#if IS_ENABLED(CONFIG_FPROBE) && LINUX_VERSION_CODE < KERNEL_VERSION(6, 14, 0) && \
+	!defined(AFA_FORCE_KPROBE)
 #define AFA_HAVE_FPROBE	1
 #else
 #define AFA_HAVE_FPROBE	0
