@@ -13,6 +13,7 @@ mkdir -p build
 scripts/deps.sh || exit 1
 k612=$(scripts/kver.sh 6.12)
 k61=$(scripts/kver.sh 6.1)
+krt=$(scripts/kver.sh 6.12 rt-amd64)
 echo "check: kernels: 6.12 is ${k612:-missing}, 6.1 is ${k61:-missing} (scripts/kver.sh: the running kernel's flavour, else the generic one; AFA_KFLAVOUR= picks another)"
 passed=0
 failed=0
@@ -72,6 +73,7 @@ KNOTE="$k612 and $k61" phase dkms scripts/dkms-test.sh
 KNOTE="$k612 and $k61 headers in a bookworm root; the VM boots $k612" phase deb-test scripts/deb-test.sh
 KNOTE=$k612 phase vmtest-6.12:vmtest make -s vmtest KVER="$k612"
 KNOTE=$k61 phase vmtest-6.1:vmtest make -s vmtest KVER="$k61"
+KNOTE=$krt phase vmtest-rt:vmtest make -s vmtest KVER="$krt"
 KNOTE="$k612 and $k61" phase vmtest-lockdown:vmtest scripts/lockdown-test.sh
 # Debian 13's arm64 and ppc64le kernels under the trixie root's QEMU 10:
 # about 2.5 minutes cold for the root, 20 s per kernel to fetch, then a

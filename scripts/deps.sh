@@ -42,6 +42,8 @@ pkgs=(
 	libcap-dev libnuma-dev liburing-dev
 	# DKMS packaging, and Debian 12's default 6.1 kernel (compatibility)
 	dkms linux-image-amd64 linux-headers-amd64
+	# the PREEMPT_RT kernel the VM suite also runs on (issue 13)
+	"linux-image-$AFA_SRC_SERIES-rt-amd64" "linux-headers-$AFA_SRC_SERIES-rt-amd64"
 )
 
 case "${1:-all}" in
