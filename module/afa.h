@@ -54,6 +54,7 @@ extern unsigned long afa_table_gen;
 
 /* control.c: the per-class, per-domain law states, and the law's runner */
 struct afa_stream_id;
+extern unsigned long afa_ctl_moves;
 u8 afa_law_run(struct afa_ctl_state *ctl, struct afa_ctl_input *pending,
 	       unsigned int class, const struct afa_stream_id *id,
 	       const struct afa_ctl_params *p, const struct afa_ctl_costs *c);

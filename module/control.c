@@ -74,6 +74,9 @@ static void afa_class_sum(struct afa_evidence *sum)
  */
 #define AFA_STEPS_PER_FOLD	16
 
+/* Moves of order of every state since load, for period.c. */
+unsigned long afa_ctl_moves;
+
 /**
  * afa_law_run() - step one state's law once per batch of evidence waiting
  * @ctl:	the law's state
@@ -108,6 +111,7 @@ u8 afa_law_run(struct afa_ctl_state *ctl, struct afa_ctl_input *pending,
 		if (ctl->order != tr.order) {
 			trace_afa_order_change(class, id, tr.order, ctl->order,
 					       tr.reason);
+			afa_ctl_moves++;
 			*pending = (struct afa_ctl_input){};
 			break;
 		}

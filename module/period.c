@@ -7,10 +7,13 @@
  * When it runs: every period_ms while there are faults; sooner, at most
  * once a jiffy, when a CPU has gathered a batch of evidence or noted a
  * new file (afa_period_kick(), from the fault path through an irq_work);
- * never while there are none: a fold that finds no fault does not queue
- * the next, and the next fault wakes it.  So the law's cadence is the
- * evidence's, and an idle machine stays idle.  Each period is queued on
- * an idle CPU (topology.c) while the CPU choice still holds.
+ * at once on such a kick, for up to AFA_QUICK_FOLDS folds after one
+ * that moved an order: a state moves at most once a fold, so a short
+ * process would otherwise see one move a jiffy; never while there are no
+ * faults: a fold that finds none does not queue the next, and the next
+ * fault wakes it.  So the law's cadence is the evidence's, and an idle
+ * machine stays idle.  Each period is queued on an idle CPU (topology.c)
+ * while the CPU choice still holds.
  *
  * Everything folded is written here only, under afa_stats_lock, which
  * the stats reader shares; the fault path never takes it.
@@ -45,6 +48,17 @@ struct afa_global_stats {
 };
 
 static struct afa_global_stats afa_global;
+/*
+ * Folds that may run at once on a kick after a fold that moved an order,
+ * sooner than the next jiffy; each fold that moves renews them.  A state
+ * moves at most once a fold, a batch after a move is about 48 faults
+ * (three kicks), and at HZ=250 a fresh process of 512 faults lives about
+ * two jiffies: at one fold a jiffy it could move twice.  Quick folds are
+ * thus at most AFA_QUICK_FOLDS per move, and a table at rest folds at
+ * most once a jiffy however fast its evidence comes.
+ */
+#define AFA_QUICK_FOLDS		8
+
 static DEFINE_MUTEX(afa_stats_lock);
 static struct delayed_work afa_period_work;
 static DEFINE_PER_CPU(struct irq_work, afa_kick_work);
@@ -53,6 +67,9 @@ static bool afa_period_stopping;
 /* When the next fold runs at the latest; far ahead while idle. */
 static unsigned long afa_next_fold;
 static bool afa_period_idle;
+/* A kick folds at once: an order moved a few folds ago at most. */
+static bool afa_period_quick;
+static unsigned int afa_quick_left;	/* quick folds left since a move */
 
 /* Queue the next period on an idle CPU, while that choice holds. */
 static void afa_period_queue(unsigned long delay)
@@ -66,8 +83,10 @@ static void afa_period_queue(unsigned long delay)
 
 static void afa_kick_fn(struct irq_work *work)
 {
-	unsigned long soon = max_t(long, afa_last_fold + 1 - jiffies, 0);
+	unsigned long soon = 0;
 
+	if (!READ_ONCE(afa_period_quick))
+		soon = max_t(long, afa_last_fold + 1 - jiffies, 0);
 	if (READ_ONCE(afa_period_stopping))
 		return;
 	WRITE_ONCE(afa_period_idle, false);
@@ -132,6 +151,16 @@ static bool afa_period_params(struct afa_ctl_params *p)
 	return changed;
 }
 
+/* May the next kick fold at once?  After a move, a few times. */
+static void afa_period_quick_set(bool moved)
+{
+	if (moved)
+		afa_quick_left = AFA_QUICK_FOLDS;
+	else if (afa_quick_left)
+		afa_quick_left--;
+	WRITE_ONCE(afa_period_quick, afa_quick_left);
+}
+
 /*
  * One fold: take in what the fault path counted, step the laws, publish,
  * add the noted files; then queue the next, or go idle.
@@ -141,12 +170,14 @@ static void afa_period_fn(struct work_struct *work)
 	unsigned long now = jiffies;
 	struct afa_ctl_params p;
 	struct afa_ctl_costs c;
+	unsigned long moves;
 	unsigned int added;
 	u64 map_calls;
 	u32 faults;
 	bool rebound;
 
 	mutex_lock(&afa_stats_lock);
+	moves = afa_ctl_moves;
 	afa_global.last_fold_ms = jiffies_to_msecs(now - afa_last_fold);
 	afa_global.nr_kicked += time_before(now, afa_last_fold +
 					    msecs_to_jiffies(READ_ONCE(afa_period_ms)));
@@ -162,6 +193,7 @@ static void afa_period_fn(struct work_struct *work)
 		/* Pairs with the probe's acquire: slots before generation. */
 		smp_store_release(&afa_table_gen, afa_table_gen + 1);
 	afa_topology_refresh();
+	afa_period_quick_set(afa_ctl_moves != moves);
 	mutex_unlock(&afa_stats_lock);
 
 	if (READ_ONCE(afa_period_stopping))
