@@ -218,7 +218,7 @@ vmtest-ppc64le:
 # 10-faults), the 64 KiB opt-in.  The module observes there (its contract
 # list ends at 6.12), which 15-actuator checks; the tests that need it to
 # act do not run.  make check runs it.
-NEWEST_TESTS ?= 00-load 10-faults 15-actuator 16-fault-around-optin
+NEWEST_TESTS ?= 00-load 10-faults 15-actuator 16-fault-around-optin 17-span
 
 build-newest:
 	scripts/newest-build.sh

@@ -1701,6 +1701,120 @@ static void afa_ctl_faults_keep_trial_integral(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, l.order, 1U);
 }
 
+/* ----- the span measured: afa_ctl_span(), afa_saving_*_span() ----- */
+
+/*
+ * A span under twice the window changes nothing: the savings are the
+ * window's, at every order, ratio and cost pair; so is an unknown span.
+ * (A little more than the window is noise, not a folio.)
+ */
+static void afa_saving_span_at_window(struct kunit *test)
+{
+	static const u32 ratios[] = { 0, FRAC(1, 4), FRAC(1, 2), AFA_UNIT };
+	const struct afa_ctl_costs *c;
+	u32 order, r, k, m, span;
+
+	for (k = 0; k < ARRAY_SIZE(sweep_costs); k++) {
+		c = &sweep_costs[k];
+		for (order = 0; order <= AFA_ORDER_MAX; order++) {
+			for (r = 0; r < ARRAY_SIZE(ratios); r++) {
+				/* 0, then 2^m - 1: 1, 3, ... up to 2N - 1 */
+				for (m = 0; m <= order + 1; m++) {
+					span = (1U << m) - 1;
+					KUNIT_ASSERT_EQ(test,
+							afa_saving_grow_span(order, ratios[r],
+									     span, c),
+							afa_saving_grow(order, ratios[r], c));
+					KUNIT_ASSERT_EQ(test,
+							afa_saving_shrink_span(order, ratios[r],
+									       span, c),
+							afa_saving_shrink(order, ratios[r], c));
+				}
+			}
+		}
+	}
+}
+
+/*
+ * The kernel maps M pages a fault, more than the window's N (a folio
+ * mapped whole): shrinking the window saves no page, so with no trial
+ * wanted it saves nothing and with any it costs; growing within the
+ * folio costs no page, so it saves exactly the faults it serves (g).
+ * Past the folio, the larger window's own pages count again.
+ */
+static void afa_saving_span_folio(struct kunit *test)
+{
+	static const u32 ratios[] = { 0, FRAC(1, 4), FRAC(1, 2), AFA_UNIT };
+	const struct afa_ctl_costs *c;
+	u32 order, r, k;
+
+	for (k = 0; k < ARRAY_SIZE(sweep_costs); k++) {
+		c = &sweep_costs[k];
+		for (order = 1; order < AFA_ORDER_MAX; order++) {
+			u32 folio = 2U << order;
+
+			KUNIT_EXPECT_EQ(test,
+					afa_saving_shrink_span(order, 0, folio, c), 0);
+			KUNIT_EXPECT_LT(test,
+					afa_saving_shrink_span(order, FRAC(1, 4), folio, c), 0);
+			for (r = 0; r < ARRAY_SIZE(ratios); r++) {
+				KUNIT_EXPECT_EQ(test,
+						afa_saving_grow_span(order, ratios[r], folio, c),
+						(s32)ratios[r]);
+				KUNIT_EXPECT_LE(test,
+						afa_saving_grow_span(order, ratios[r],
+								     folio / 2, c),
+						(s32)ratios[r]);
+			}
+		}
+	}
+}
+
+/* The span is known from min_samples measured faults on, and bounded. */
+static void afa_ctl_span_measured(struct kunit *test)
+{
+	struct afa_ctl_params p = afa_ctl_params_default;
+	struct afa_ctl_input in = {};
+
+	in.nr_spans = p.min_samples - 1;
+	in.nr_span_pages = 512 * in.nr_spans;
+	KUNIT_EXPECT_EQ(test, afa_ctl_span(&p, &in), 0U);
+	in.nr_spans = p.min_samples;
+	in.nr_span_pages = 512 * in.nr_spans + p.min_samples - 1;
+	KUNIT_EXPECT_EQ(test, afa_ctl_span(&p, &in), 512U);
+	in.nr_span_pages = U32_MAX;
+	KUNIT_EXPECT_EQ(test, afa_ctl_span(&p, &in), 1U << (AFA_ORDER_MAX + 1));
+}
+
+/*
+ * Direction, through the law: trials that never want their half shrink
+ * a window that maps its own pages, and do not shrink one inside a
+ * folio the kernel maps whole, whose measured span every batch carries.
+ */
+static void afa_ctl_span_holds_inside_folio(struct kunit *test)
+{
+	struct afa_ctl_input pending, batch;
+	struct loop l;
+	u32 span, k;
+
+	for (span = 0; span <= 64; span += 64) {
+		l = loop_default(&f2p, 3);
+		for (k = 0; k < 40 && l.order == 3; k++) {
+			pending = ev(0, 0, 8, 0);
+			pending.nr_spans = 8;
+			pending.nr_span_pages = 8 * span;
+			afa_ctl_batch(&pending, &l.st, &l.p, &batch);
+			KUNIT_ASSERT_EQ(test, batch.nr_span_pages, 8 * span);
+			loop_step(&l, &batch);
+			KUNIT_ASSERT_EQ(test, l.tr.span, span);
+		}
+		if (span)
+			KUNIT_EXPECT_EQ(test, l.order, 3U);
+		else
+			KUNIT_EXPECT_EQ(test, l.order, 2U);
+	}
+}
+
 /* A max_order lowered onto the order held: stale growth does not pin it. */
 static void afa_ctl_lowered_max_still_shrinks(struct kunit *test)
 {
@@ -1756,6 +1870,10 @@ static struct kunit_case afa_control_law_cases[] = {
 	KUNIT_CASE(afa_ctl_anti_windup),
 	KUNIT_CASE_PARAM(afa_ctl_converges_to_cost_optimum, plant_gen_params),
 	KUNIT_CASE(afa_ctl_lowered_max_still_shrinks),
+	KUNIT_CASE(afa_saving_span_at_window),
+	KUNIT_CASE(afa_saving_span_folio),
+	KUNIT_CASE(afa_ctl_span_measured),
+	KUNIT_CASE(afa_ctl_span_holds_inside_folio),
 	KUNIT_CASE(afa_ctl_faults_keep_trial_integral),
 	{}
 };

@@ -106,6 +106,21 @@ static u32 afa_sat_add(u32 a, u32 b)
 	return a > U32_MAX - b ? U32_MAX : a + b;
 }
 
+/*
+ * The span counts are a ratio, kept while a stream rests (they are not
+ * used up by steps): halve both rather than let one saturate.
+ */
+static void afa_span_add(struct afa_ctl_input *in, u32 spans, u32 pages)
+{
+	while (in->nr_spans > U32_MAX / 2 - min(spans, U32_MAX / 2) ||
+	       in->nr_span_pages > U32_MAX / 2 - min(pages, U32_MAX / 2)) {
+		in->nr_spans >>= 1;
+		in->nr_span_pages >>= 1;
+	}
+	in->nr_spans = afa_sat_add(in->nr_spans, spans);
+	in->nr_span_pages = afa_sat_add(in->nr_span_pages, pages);
+}
+
 /**
  * afa_evidence_to_input() - add a fold's evidence to what waits for a step
  * @in:	the law's input, counts saturating at U32_MAX
@@ -118,6 +133,7 @@ void afa_evidence_to_input(struct afa_ctl_input *in,
 	in->nr_grow_hits = afa_sat_add(in->nr_grow_hits, e->grow_hits);
 	in->nr_trials = afa_sat_add(in->nr_trials, e->trials);
 	in->nr_trial_hits = afa_sat_add(in->nr_trial_hits, e->trial_hits);
+	afa_span_add(in, e->spans, e->span_pages);
 }
 
 /**

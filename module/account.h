@@ -24,6 +24,8 @@ struct afa_evidence {
 	u32 grow_hits;		/* of those, a twice larger window had served */
 	u32 trials;		/* trials resolved */
 	u32 trial_hits;		/* of those, the half left out was wanted */
+	u32 spans;		/* faults whose pages mapped were measured */
+	u32 span_pages;		/* pages those faults mapped (probe.c) */
 };
 
 void afa_evidence_add(struct afa_evidence *sum, const struct afa_evidence *c);

@@ -59,4 +59,37 @@ static inline pmd_t afa_pmdp_get_lockless(pmd_t *pmdp)
 #define afa_percpu_wq	system_percpu_wq
 #endif
 
+/*
+ * Pages of files and shmem that @mm maps, as this CPU and the current
+ * task see them: every change this task made on this CPU is in it,
+ * while other CPUs' changes show only when they fold theirs in (probe.c's
+ * span estimate compares two of these on one CPU, for one task).  From
+ * 6.2 the counters are percpu_counters: the folded count plus this CPU's
+ * part.  In 6.1 a task caches its own changes (SPLIT_RSS_COUNTING) and
+ * moves them into the mm's atomics now and then, in its own context.
+ */
+static inline long afa_mm_file_pages(struct mm_struct *mm)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
+	long n = READ_ONCE(mm->rss_stat[MM_FILEPAGES].count) +
+		 READ_ONCE(mm->rss_stat[MM_SHMEMPAGES].count);
+
+#ifdef CONFIG_SMP
+	n += this_cpu_read(*mm->rss_stat[MM_FILEPAGES].counters) +
+	     this_cpu_read(*mm->rss_stat[MM_SHMEMPAGES].counters);
+#endif
+	return n;
+#else
+	long n = atomic_long_read(&mm->rss_stat.count[MM_FILEPAGES]) +
+		 atomic_long_read(&mm->rss_stat.count[MM_SHMEMPAGES]);
+
+#ifdef SPLIT_RSS_COUNTING
+	if (current->mm == mm)
+		n += READ_ONCE(current->rss_stat.count[MM_FILEPAGES]) +
+		     READ_ONCE(current->rss_stat.count[MM_SHMEMPAGES]);
+#endif
+	return n;
+#endif
+}
+
 #endif /* _AFA_COMPAT_H */

@@ -81,7 +81,8 @@ unsigned long afa_ctl_moves;
  * afa_law_run() - step one state's law once per batch of evidence waiting
  * @ctl:	the law's state
  * @pending:	evidence waiting; what the steps use is removed, all of it
- *		when the order moves (it was gathered at the old order)
+ *		when the order moves (it was gathered at the old order); the
+ *		span measured stays while the order does
  * @class:	the state's class, for its bounds and the traces
  * @id:		who the state is, for the traces
  * @p:		the law's parameters for this fold
@@ -116,8 +117,14 @@ u8 afa_law_run(struct afa_ctl_state *ctl, struct afa_ctl_input *pending,
 			break;
 		}
 	}
-	if (ctl->order != old || n == AFA_STEPS_PER_FOLD)
+	if (ctl->order != old)
 		*pending = (struct afa_ctl_input){};
+	else if (n == AFA_STEPS_PER_FOLD)
+		/* the span stays: it is a ratio at this order, not a backlog */
+		*pending = (struct afa_ctl_input){
+			.nr_spans = pending->nr_spans,
+			.nr_span_pages = pending->nr_span_pages,
+		};
 	return ctl->order;
 }
 

@@ -26,6 +26,16 @@
  *	S+ = 1 - (1 - g) * (F + 2N * P) / (F + N * P)
  *	S- = 1 - (1 + t) * (F + N/2 * P) / (F + N * P)
  *
+ * Where the kernel maps more than the window (a large folio is mapped
+ * whole from 6.18; a PMD-sized one by filemap_map_pmd() before), the
+ * pages a fault maps are not N: the probe measures them per stream (M
+ * pages a fault at order n, afa_ctl_span()), and where M >= 2N each N
+ * above becomes the pages that order maps at least, max(N, M),
+ * max(2N, M) and max(N/2, M).  A window below the folios' size then
+ * costs what the folio costs, and S- has no page saving to offer.  M
+ * unknown (too few measured faults) or M < 2N (the window, less of it
+ * cached, or a little noise): the windows' own N.
+ *
  * and the law acts on the one that pays:
  *
  *	e_k = S+ if S+ > deadband, else -S- if S- > deadband, else 0
@@ -154,14 +164,34 @@ static u32 afa_ctl_ratio(u32 part, u32 whole)
 	return div_u64((u64)min(part, whole) << AFA_SCALE, whole);
 }
 
-/* Cost of one fault at @order, without the fault count: F + N * P. */
-static u64 afa_fault_cost(u32 order, const struct afa_ctl_costs *c)
+/* Most pages a window or a measured span counts for: the window's most. */
+#define AFA_SPAN_MAX		(1U << (AFA_ORDER_MAX + 1))
+
+/*
+ * Cost of one fault of order @order at the window, or of @span pages if
+ * more are mapped, without the fault count: F + max(N, M) * P.
+ */
+static u64 afa_fault_cost(u32 order, u32 span, const struct afa_ctl_costs *c)
 {
 	u32 fault_ns = clamp_t(u32, c->fault_ns, 1, AFA_COST_NS_MAX);
 	u32 page_ns = clamp_t(u32, c->page_ns, 1, AFA_COST_NS_MAX);
+	u32 pages = max(1U << min_t(u32, order, AFA_ORDER_MAX + 1),
+			min(span, AFA_SPAN_MAX));
 
 	/* 2^20 + 2^10 * 2^20 < 2^31 for any order the law hands out. */
-	return fault_ns + ((u64)page_ns << min_t(u32, order, AFA_ORDER_MAX + 1));
+	return fault_ns + (u64)page_ns * pages;
+}
+
+/*
+ * The pages every window maps at least: the span measured at @order, if
+ * it is twice that order's window or more (the kernel mapped more than
+ * it was asked: folios mapped whole); else none, the windows' own.  A
+ * span a little above the window is noise (a ->fault page, another
+ * thread's pages), not a floor: it must not stop a shrink.
+ */
+static u32 afa_span_floor(u32 order, u32 span)
+{
+	return span >= 2U << min_t(u32, order, AFA_ORDER_MAX + 1) ? span : 0;
 }
 
 /* 1 - @ratio (AFA_UNIT), as a saving in [-AFA_UNIT, AFA_UNIT]. */
@@ -171,20 +201,23 @@ static s32 afa_saving(u64 ratio)
 }
 
 /**
- * afa_saving_grow() - predicted relative saving of one order more
+ * afa_saving_grow_span() - predicted relative saving of one order more
  * @order:	the order the evidence was taken at
  * @grow_ratio:	faults a window twice as large had served, AFA_UNIT
+ * @span:	pages a fault is measured to map at @order; 0: the window's
  * @c:		costs of a fault and of a page
  *
- * S+ = 1 - (1 - g) * (F + 2N * P) / (F + N * P).
+ * S+ = 1 - (1 - g) * (F + max(2N, M) * P) / (F + max(N, M) * P).
  *
  * Return: the saving in AFA_UNIT, in [-AFA_UNIT, AFA_UNIT]: positive
  * when the larger window costs less.
  */
-s32 afa_saving_grow(u32 order, u32 grow_ratio, const struct afa_ctl_costs *c)
+s32 afa_saving_grow_span(u32 order, u32 grow_ratio, u32 span,
+			 const struct afa_ctl_costs *c)
 {
-	u64 now = afa_fault_cost(order, c);
-	u64 next = afa_fault_cost(order + 1, c);
+	u32 floor = afa_span_floor(order, span);
+	u64 now = afa_fault_cost(order, floor, c);
+	u64 next = afa_fault_cost(order + 1, floor, c);
 	u32 left = AFA_UNIT - min_t(u32, grow_ratio, AFA_UNIT);
 
 	/* left <= 2^10 and next < 2^32: the product is < 2^42. */
@@ -192,29 +225,62 @@ s32 afa_saving_grow(u32 order, u32 grow_ratio, const struct afa_ctl_costs *c)
 }
 
 /**
- * afa_saving_shrink() - predicted relative saving of one order less
+ * afa_saving_grow() - afa_saving_grow_span() at the window's own pages
+ * @order:	the order the evidence was taken at
+ * @grow_ratio:	faults a window twice as large had served, AFA_UNIT
+ * @c:		costs of a fault and of a page
+ *
+ * S+ = 1 - (1 - g) * (F + 2N * P) / (F + N * P).
+ *
+ * Return: the saving in AFA_UNIT, in [-AFA_UNIT, AFA_UNIT].
+ */
+s32 afa_saving_grow(u32 order, u32 grow_ratio, const struct afa_ctl_costs *c)
+{
+	return afa_saving_grow_span(order, grow_ratio, 0, c);
+}
+
+/**
+ * afa_saving_shrink_span() - predicted relative saving of one order less
+ * @order:	the order the evidence was taken at, at least 1
+ * @trial_ratio: trials whose left-out half was wanted, AFA_UNIT
+ * @span:	pages a fault is measured to map at @order; 0: the window's
+ * @c:		costs of a fault and of a page
+ *
+ * S- = 1 - (1 + t) * (F + max(N/2, M) * P) / (F + max(N, M) * P).
+ *
+ * Return: the saving in AFA_UNIT, in [-AFA_UNIT, AFA_UNIT]: positive
+ * when the smaller window costs less; -AFA_UNIT at order 0, where there
+ * is no smaller window.
+ */
+s32 afa_saving_shrink_span(u32 order, u32 trial_ratio, u32 span,
+			   const struct afa_ctl_costs *c)
+{
+	u32 more = AFA_UNIT + min_t(u32, trial_ratio, AFA_UNIT);
+	u32 floor = afa_span_floor(order, span);
+	u64 now, prev;
+
+	if (!order)
+		return -AFA_UNIT;
+	now = afa_fault_cost(order, floor, c);
+	prev = afa_fault_cost(order - 1, floor, c);
+	/* more <= 2^11 and prev < 2^32: the product is < 2^43. */
+	return afa_saving(div64_u64((u64)more * prev, now));
+}
+
+/**
+ * afa_saving_shrink() - afa_saving_shrink_span() at the window's pages
  * @order:	the order the evidence was taken at, at least 1
  * @trial_ratio: trials whose left-out half was wanted, AFA_UNIT
  * @c:		costs of a fault and of a page
  *
  * S- = 1 - (1 + t) * (F + N/2 * P) / (F + N * P).
  *
- * Return: the saving in AFA_UNIT, in [-AFA_UNIT, AFA_UNIT]: positive
- * when the smaller window costs less; -AFA_UNIT at order 0, where there
- * is no smaller window.
+ * Return: the saving in AFA_UNIT, in [-AFA_UNIT, AFA_UNIT].
  */
 s32 afa_saving_shrink(u32 order, u32 trial_ratio,
 		      const struct afa_ctl_costs *c)
 {
-	u32 more = AFA_UNIT + min_t(u32, trial_ratio, AFA_UNIT);
-	u64 now, prev;
-
-	if (!order)
-		return -AFA_UNIT;
-	now = afa_fault_cost(order, c);
-	prev = afa_fault_cost(order - 1, c);
-	/* more <= 2^11 and prev < 2^32: the product is < 2^43. */
-	return afa_saving(div64_u64((u64)more * prev, now));
+	return afa_saving_shrink_span(order, trial_ratio, 0, c);
 }
 
 /*
@@ -240,6 +306,21 @@ static u32 afa_ctl_clamp(const struct afa_ctl_params *p, s32 order)
 static bool afa_ctl_enough(const struct afa_ctl_params *p, u32 count)
 {
 	return count >= max(p->min_samples, 1U);
+}
+
+/**
+ * afa_ctl_span() - pages a fault maps, as measured at the current order
+ * @p:	tunables: min_samples measured faults make a measurement
+ * @in:	evidence gathered at the current order
+ *
+ * Return: nr_span_pages / nr_spans rounded down, at most AFA_SPAN_MAX;
+ * 0 (unknown) below min_samples measured faults.
+ */
+u32 afa_ctl_span(const struct afa_ctl_params *p, const struct afa_ctl_input *in)
+{
+	if (!afa_ctl_enough(p, in->nr_spans))
+		return 0;
+	return min_t(u32, in->nr_span_pages / in->nr_spans, AFA_SPAN_MAX);
 }
 
 /**
@@ -281,7 +362,8 @@ static void afa_ctl_take(u32 *count, u32 *hits, u32 m, u32 *b_count,
  * @st:		the stream's controller state, for its order
  * @p:		tunables
  * @batch:	filled with min_samples faults and min_samples trials where
- *		there are that many, each with its share of hits
+ *		there are that many, each with its share of hits, and the
+ *		span measured so far at this order (which is not taken)
  *
  * The law steps once per batch, however many batches one fold brings:
  * its cadence is the evidence's.  Evidence that cannot move the order
@@ -307,6 +389,9 @@ void afa_ctl_batch(struct afa_ctl_input *in, const struct afa_ctl_state *st,
 	if (in->nr_trials >= m)
 		afa_ctl_take(&in->nr_trials, &in->nr_trial_hits, m,
 			     &batch->nr_trials, &batch->nr_trial_hits);
+	/* Every batch at this order sees the whole measurement of its span. */
+	batch->nr_spans = in->nr_spans;
+	batch->nr_span_pages = in->nr_span_pages;
 }
 
 /* Move to a new order: the pending movement is spent, averages restart. */
@@ -426,10 +511,13 @@ static void afa_ctl_predict(struct afa_ctl_state *st,
 	 */
 	tr->grow_ratio = st->grow_avg;
 	tr->trial_ratio = st->trial_avg;
+	tr->span = afa_ctl_span(p, in);
 	tr->save_grow = st->have_grow && grew ?
-			afa_saving_grow(st->order, st->grow_avg, c) : 0;
+			afa_saving_grow_span(st->order, st->grow_avg, tr->span,
+					     c) : 0;
 	tr->save_shrink = st->have_trial && tried ?
-			  afa_saving_shrink(st->order, st->trial_avg, c) : 0;
+			  afa_saving_shrink_span(st->order, st->trial_avg,
+						 tr->span, c) : 0;
 }
 
 /*

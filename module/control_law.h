@@ -136,6 +136,8 @@ struct afa_ctl_input {
 	u32 nr_grow_hits;	/* of those, a window twice as large had served */
 	u32 nr_trials;		/* faults given half the window, resolved */
 	u32 nr_trial_hits;	/* of those, the half left out was wanted */
+	u32 nr_spans;		/* faults whose pages mapped were measured */
+	u32 nr_span_pages;	/* pages they mapped: a ratio, not used up */
 };
 
 /**
@@ -189,6 +191,7 @@ struct afa_ctl_trace {
 	u32 new_order;		/* order from now on (returned) */
 	u32 grow_ratio;		/* smoothed nr_grow_hits / nr_faults */
 	u32 trial_ratio;	/* smoothed nr_trial_hits / nr_trials */
+	u32 span;		/* pages a fault maps, measured; 0: unknown */
 	s32 save_grow;		/* predicted relative saving of order + 1 */
 	s32 save_shrink;	/* predicted relative saving of order - 1 */
 	s32 error;		/* the saving the law acts on, signed */
@@ -206,6 +209,11 @@ void afa_ctl_costs_clamp(struct afa_ctl_costs *c);
 s32 afa_saving_grow(u32 order, u32 grow_ratio, const struct afa_ctl_costs *c);
 s32 afa_saving_shrink(u32 order, u32 trial_ratio,
 		      const struct afa_ctl_costs *c);
+u32 afa_ctl_span(const struct afa_ctl_params *p, const struct afa_ctl_input *in);
+s32 afa_saving_grow_span(u32 order, u32 grow_ratio, u32 span,
+			 const struct afa_ctl_costs *c);
+s32 afa_saving_shrink_span(u32 order, u32 trial_ratio, u32 span,
+			   const struct afa_ctl_costs *c);
 bool afa_ctl_input_ready(const struct afa_ctl_state *st,
 			 const struct afa_ctl_params *p,
 			 const struct afa_ctl_input *in);

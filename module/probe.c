@@ -23,6 +23,9 @@
  * it on the same CPU (tracepoints.c calls afa_probe_fault()).  Where fprobe is not built in
  * (Debian's 6.1) the probe is a kprobe; its pre_handler is the same.
  *
+ * Then, observing or not, it measures the pages the CPU's previous call
+ * mapped, by its task's page counts (afa_span_note()).
+ *
  * Fault path: per-CPU counters only, no locks, no allocation, no sleep;
  * one lockless PTE read (pte_peek.c).
  */
@@ -133,10 +136,24 @@ struct afa_last_map {
 	struct afa_evidence *ev;	/* counters the call was counted in */
 };
 
+/*
+ * The last map_pages call of this CPU, for the span of pages it mapped:
+ * its task's file and shmem page counts then (compat.h), to compare with
+ * the task's next call on this CPU.
+ */
+struct afa_span_mark {
+	struct task_struct *task;	/* identity only */
+	struct mm_struct *mm;		/* identity only */
+	u64 migrations;			/* the task's, then */
+	long pages;			/* afa_mm_file_pages(), then */
+	struct afa_evidence *ev;	/* counters the call was counted in */
+};
+
 struct afa_probe_cpu {
 	struct afa_vma_cache cache[AFA_NR_VMA_CACHE];
 	unsigned int cache_next;	/* next entry to overwrite */
 	struct afa_last_map last;
+	struct afa_span_mark span;
 	unsigned int trial_next;	/* next trial to overwrite */
 	unsigned int kick_credit;	/* evidence since the last kick */
 	unsigned int rare_count;	/* due trials of rare-trial streams */
@@ -473,6 +490,38 @@ static void afa_note_map(struct afa_probe_cpu *pc, struct vm_fault *vmf,
 }
 
 /*
+ * What the last fault of this task on this CPU mapped, window and all
+ * (on 6.18+ a large folio is mapped whole, and a PMD-sized one by
+ * filemap_map_pmd() on every kernel): the growth of the task's mm's file
+ * and shmem pages since, on this CPU.  Counted only when nothing can
+ * have slipped past this CPU's view: the same task and mm, which did not
+ * migrate in between, and a growth of one page to two PTE tables (the
+ * window and a folio mapped by ->fault).  A thread of the same mm on
+ * this CPU in between adds its pages: noise, which the ratio tolerates.
+ */
+static void afa_span_note(struct afa_probe_cpu *pc, struct mm_struct *mm,
+			  struct afa_evidence *ev)
+{
+	struct afa_span_mark *m = &pc->span;
+	u64 migrations = current->se.nr_migrations;
+	long pages = afa_mm_file_pages(mm);
+	long grown = pages - m->pages;
+
+	if (m->task == current && m->mm == mm && m->migrations == migrations &&
+	    grown > 0 && grown <= 2 * PTRS_PER_PTE) {
+		m->ev->spans++;
+		m->ev->span_pages += grown;
+	}
+	*m = (struct afa_span_mark){
+		.task = current,
+		.mm = mm,
+		.migrations = migrations,
+		.pages = pages,
+		.ev = ev,
+	};
+}
+
+/*
  * Evidence and window of a fault the module steers.  Trials and tests
  * are taken at the stream's own order, which is then also the order
  * applied (or one less, on trial).
@@ -535,9 +584,11 @@ static void afa_map_enter(struct pt_regs *regs)
 	if (!afa_kernel_window_ok(&pos, start, end))
 		this_cpu_inc(afa_count.contract_mismatch);
 	if (!afa_fault_stream(pc, vmf, &fs)) {
+		pc->span.task = NULL;
 		afa_actuate(regs, &pos, fs.order, true, nr_pages);
 		return;
 	}
+	afa_span_note(pc, vma->vm_mm, fs.ev);
 	/* Observing only: count, learn nothing at a window not ours. */
 	if (READ_ONCE(afa_enabled) && READ_ONCE(afa_limits.act) &&
 	    (READ_ONCE(afa_classes) & BIT(fs.c->class)))

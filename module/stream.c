@@ -26,6 +26,7 @@
 #include <linux/fs.h>
 #include <linux/hash.h>
 #include <linux/jiffies.h>
+#include <linux/math64.h>
 #include <linux/mm.h>
 #include <linux/seq_file.h>
 #include "afa.h"
@@ -71,7 +72,7 @@ struct afa_stream_cpu {
 };
 
 /*
- * Allocated at load: 7 KiB a CPU, nearly all the module's per-CPU
+ * Allocated at load: 9 KiB a CPU, nearly all the module's per-CPU
  * memory, more than the static per-CPU room the kernel keeps for modules
  * (PERCPU_MODULE_RESERVE, 8 KiB) leaves beside the rest.
  */
@@ -464,6 +465,17 @@ unsigned int afa_stream_nr_used(void)
 	return n;
 }
 
+/*
+ * KiB a fault of the stream maps, as measured since its order last moved
+ * (probe.c's span); 0 while no fault at this order was measured.
+ */
+static u64 afa_stream_span_kib(const struct afa_ctl_input *in)
+{
+	if (!in->nr_spans)
+		return 0;
+	return div_u64((u64)in->nr_span_pages << PAGE_SHIFT >> 10, in->nr_spans);
+}
+
 /**
  * afa_stream_show() - the streams in use, one line each
  * @m:	the stats file; statistics lock held by the caller
@@ -477,16 +489,17 @@ void afa_stream_show(struct seq_file *m)
 
 	seq_printf(m, "# streams: %u of %u slots in use\n",
 		   afa_stream_nr_used(), AFA_NR_STREAMS);
-	seq_puts(m, "stream class        dev          ino lane order   window_kib   faults grow% trial% idle_ms\n");
+	seq_puts(m, "stream class        dev          ino lane order   window_kib  span_kib   faults grow% trial% idle_ms\n");
 	for (i = 0; i < AFA_NR_STREAMS; i++) {
 		s = &afa_streams[i];
 		if (!s->key.mapping)
 			continue;
-		seq_printf(m, "%6u %-8s %4u:%-4u %12llu %4u %5u %12llu %8llu %5u %6u %7u\n",
+		seq_printf(m, "%6u %-8s %4u:%-4u %12llu %4u %5u %12llu %9llu %8llu %5u %6u %7u\n",
 			   i, afa_class_name(s->key.class),
 			   MAJOR(s->dev), MINOR(s->dev), s->key.ino,
 			   s->key.lane, s->ctl.order,
 			   afa_order_to_bytes(s->ctl.order, PAGE_SHIFT) >> 10,
+			   afa_stream_span_kib(&s->pending),
 			   s->nr_faults,
 			   afa_ctl_grow_permille(&s->ctl) / 10,
 			   afa_ctl_trial_permille(&s->ctl) / 10,

@@ -82,7 +82,8 @@ TRACE_DEFINE_ENUM(AFA_CORE_LITTLE);
  * afa_ctl_step - one step of the control law for a stream (a file) or a
  * class state: the evidence, the predicted savings of one order more and
  * one less, the terms and the decision.  Ratios and savings in permille
- * (savings signed), terms in 1/1024 orders.
+ * (savings signed), terms in 1/1024 orders; span_pages is the pages a
+ * fault was measured to map at the order (0: not known yet).
  */
 TRACE_EVENT(afa_ctl_step,
 	    TP_PROTO(unsigned int class, const struct afa_stream_id *id,
@@ -103,6 +104,7 @@ TRACE_EVENT(afa_ctl_step,
 			     __field(u32, new_order)
 			     __field(u32, grow_permille)
 			     __field(u32, trial_permille)
+			     __field(u32, span_pages)
 			     __field(s32, save_grow_permille)
 			     __field(s32, save_shrink_permille)
 			     __field(s32, p)
@@ -120,6 +122,7 @@ TRACE_EVENT(afa_ctl_step,
 			   __entry->new_order = tr->new_order;
 			   __entry->grow_permille = afa_ratio_permille(tr->grow_ratio);
 			   __entry->trial_permille = afa_ratio_permille(tr->trial_ratio);
+			   __entry->span_pages = tr->span;
 			   __entry->save_grow_permille = tr->save_grow * 1000 / AFA_UNIT;
 			   __entry->save_shrink_permille = tr->save_shrink * 1000 / AFA_UNIT;
 			   __entry->p = tr->p;
@@ -128,14 +131,15 @@ TRACE_EVENT(afa_ctl_step,
 			   __entry->output = tr->output;
 			   __entry->reason = tr->reason;
 	    ),
-	    TP_printk("class=%s slot=%d node=%u core=%s dev=%u:%u ino=%llu faults=%u grow_hits=%u trials=%u trial_hits=%u order=%u new_order=%u grow_permille=%u trial_permille=%u save_grow_permille=%d save_shrink_permille=%d p=%d i=%d d=%d output=%d reason=%s",
+	    TP_printk("class=%s slot=%d node=%u core=%s dev=%u:%u ino=%llu faults=%u grow_hits=%u trials=%u trial_hits=%u order=%u new_order=%u grow_permille=%u trial_permille=%u span_pages=%u save_grow_permille=%d save_shrink_permille=%d p=%d i=%d d=%d output=%d reason=%s",
 		      afa_show_class(__entry->class), __entry->slot,
 		      __entry->node, afa_show_core(__entry->core),
 		      MAJOR(__entry->dev), MINOR(__entry->dev), __entry->ino,
 		      __entry->faults, __entry->grow_hits,
 		      __entry->trials, __entry->trial_hits, __entry->order,
 		      __entry->new_order, __entry->grow_permille,
-		      __entry->trial_permille, __entry->save_grow_permille,
+		      __entry->trial_permille, __entry->span_pages,
+		      __entry->save_grow_permille,
 		      __entry->save_shrink_permille, __entry->p, __entry->i,
 		      __entry->d, __entry->output,
 		      afa_show_reason(__entry->reason))

@@ -1,0 +1,70 @@
+# SPDX-License-Identifier: GPL-2.0
+# The span a fault maps, measured (probe.c, afa_span_note()), against the
+# window asked for.  On ext4 (small folios up to 6.17) a fault maps its
+# window; on tmpfs with huge=within_size a fault maps a 2 MiB folio whole
+# with one PMD (filemap_map_pmd(), every kernel), whatever the window:
+# the stats' span_kib shows what was mapped, window_kib what was asked.
+# With 64 KiB pages the kernel's window is one page and map_pages runs
+# only after the opt-in (16-fault-around-optin): nothing to measure here.
+. /guest/lib.sh
+
+page=$(page_bytes)
+if [ "$(cat $FAB)" -le "$page" ]; then
+	echo "span: fault_around_bytes is one page of $page bytes: map_pages does not run; skipped"
+	exit 0
+fi
+order=2
+win_kib=$(((page << order) >> 10))
+f=/mnt/span64
+make_file $f 64
+huge=/tmp/huge
+mkdir -p $huge
+mount -t tmpfs -o huge=within_size,size=80m none $huge
+# i_size first: within_size allocates a huge folio only inside i_size
+truncate -s 64M $huge/span64
+dd if=/dev/zero of=$huge/span64 bs=1M count=64 conv=notrunc status=none
+thp=$(awk '/^ShmemHugePages:/ { print $2 }' /proc/meminfo)
+echo "span: tmpfs huge=within_size file of 64 MiB, ShmemHugePages ${thp} kB"
+
+# pinned at one order, so that the window asked for is known; a kernel
+# whose contract the module does not know keeps its own window (observe)
+modprobe autofaultaround min_order=$order max_order=$order initial_order=$order
+if [ "$(kv acting "$(head -n 1 $STATS)")" = 0 ]; then
+	asked=$(($(cat $FAB) >> 10))
+else
+	asked=$win_kib
+fi
+afa-work -p seq $f >/dev/null
+out=$(afa-work -p seq $f)
+wait_periods 1
+span=$(stream_class_col "$(ino $f)" rodata span_kib)
+echo "span: ext4 scan: $(kv minflt "$out") faults, window asked $asked KiB, span_kib $span"
+rel=$(uname -r | awk -F. '{ print $1 * 1000 + $2 }')
+if [ "$rel" -lt 6018 ]; then
+	check "span: an ext4 scan maps the window asked a fault (span $span KiB, window $asked KiB)" \
+		test "${span:-0}" -ge $((asked * 3 / 4)) -a "${span:-0}" -le $((asked * 5 / 4))
+else
+	# 6.18+: ext4's large folios are mapped whole (10-faults)
+	check "span: on $(uname -r) an ext4 scan maps more than the window asked: its large folios (span $span KiB > $asked KiB)" \
+		test "${span:-0}" -gt "$asked"
+fi
+
+afa-work -p seq $huge/span64 >/dev/null
+out=$(afa-work -p seq $huge/span64)
+flt=$(kv minflt "$out")
+wait_periods 1
+span=$(stream_class_col "$(ino $huge/span64)" shmem span_kib)
+echo "span: huge tmpfs scan: $flt faults, window asked $asked KiB, span_kib $span"
+awk '$1 == "stream" || $2 == "shmem"' $STATS
+if [ "${thp:-0}" -ge 32768 ]; then
+	check "span: a huge tmpfs scan takes a fault per 2 MiB folio, not per window ($flt <= 64)" \
+		test "${flt:-99999}" -le 64
+	check "span: ... and the stats show the folio mapped, not the window (span $span KiB >= 1024, window $asked KiB)" \
+		test "${span:-0}" -ge 1024
+else
+	check "span: tmpfs huge=within_size gave the 64 MiB file huge folios (ShmemHugePages $thp kB >= 32768)" \
+		false
+fi
+rmmod autofaultaround
+umount $huge
+check "no kernel report after the span tests" dmesg_clean
