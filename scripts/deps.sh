@@ -19,7 +19,7 @@ demo_pkgs=(
 	# module and userspace builds
 	gcc make libc6-dev kmod
 	# the test VM
-	qemu-system-x86 busybox-static trace-cmd e2fsprogs cpio xz-utils
+	qemu-system-x86 busybox-static trace-cmd e2fsprogs xfsprogs cpio xz-utils
 )
 # make deb: the Debian packages, and the chroot their test installs into
 deb_pkgs=(

@@ -59,16 +59,31 @@ modprobe_d=()
 [ -n "$modbase" ] && modprobe_d=(-d "$modbase")
 moddir=$root/lib/modules/$kver
 mkdir -p "$moddir/extra" "$moddir/kernel"
-for m in $(for n in ext4 virtio_pci virtio_blk; do
-		   modprobe "${modprobe_d[@]}" -S "$kver" --show-depends "$n" || exit 1
-	   done | awk '$1 == "insmod" { print $2 }'); do
-	rel=${m#"$srcmod"/}
-	mkdir -p "$moddir/$(dirname "$rel")"
-	case "$m" in
-	*.xz) xz -dc "$m" >"$moddir/${rel%.xz}" ;;
-	*) cp "$m" "$moddir/$rel" ;;
-	esac || die "cannot copy module $m"
-done
+# copy_mods FILE...: kernel module files into the initramfs, decompressed
+copy_mods() {
+	for m in "$@"; do
+		rel=${m#"$srcmod"/}
+		mkdir -p "$moddir/$(dirname "$rel")"
+		case "$m" in
+		*.xz) xz -dc "$m" >"$moddir/${rel%.xz}" ;;
+		*) cp "$m" "$moddir/$rel" ;;
+		esac || die "cannot copy module $m"
+	done
+}
+# mod_deps NAME...: the module files modprobe would load for NAME, in
+# order; fails if one is unknown (run it in a command substitution)
+mod_deps() {
+	set -o pipefail
+	for n in "$@"; do
+		modprobe "${modprobe_d[@]}" -S "$kver" --show-depends "$n" || return 1
+	done | awk '$1 == "insmod" { print $2 }'
+}
+mods=$(mod_deps ext4 virtio_pci virtio_blk) || die "modprobe cannot resolve ext4 and virtio for $kver"
+# shellcheck disable=SC2086
+copy_mods $mods
+# xfs for the test suite's second disk, where the kernel has it
+# shellcheck disable=SC2086
+copy_mods $(mod_deps xfs 2>/dev/null)
 cp "$srcmod"/modules.builtin* "$moddir/"
 cp "$ko" "$moddir/extra/" || die "cannot copy $ko"
 # extra modules only when built for this kernel

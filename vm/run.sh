@@ -31,7 +31,7 @@
 mode=$1
 kver=$2
 [ -n "$mode" ] && [ -n "$kver" ] || die "usage: run.sh test|numa|lockdown|demo|bench|debug|stress|selftests KVER"
-need_pkgs e2fsprogs
+need_pkgs e2fsprogs xfsprogs
 arch=${AFA_VM_ARCH:-x86_64}
 kernel=${AFA_VM_KERNEL:-/boot/vmlinuz-$kver}
 # QEMU from the trixie root sees the kernel's folder and the checkout
@@ -74,6 +74,13 @@ disk=$out/disk.img
 rm -f "$disk"
 truncate -s 512M "$disk" && mkfs.ext4 -q -F "$disk" ||
 	die "cannot make the ext4 test disk"
+# the test suite's second disk, /dev/vdb: xfs (large folios; 17-span)
+xdisk=$out/xfs.img
+rm -f "$xdisk"
+if [ "$mode" = test ]; then
+	truncate -s 320M "$xdisk" && mkfs.xfs -q -f "$xdisk" ||
+		die "cannot make the xfs test disk"
+fi
 
 log=$out/console-$mode.log
 timeout=${AFA_VM_TIMEOUT:-600}
@@ -161,6 +168,7 @@ if [ "$mode" = bench ]; then
 		disks=(-drive "file=$AFA_VM_ROOTFS,if=virtio,format=raw,snapshot=on")
 	fi
 fi
+[ "$mode" != test ] || disks+=(-drive "file=$xdisk,if=virtio,format=raw")
 # Single-threaded TCG by default: with bookworm's QEMU 7.2 and MTTCG,
 # patching kernel text for a tracepoint while another vCPU faults gives
 # spurious int3 oopses (platform notes).  The instruction clock needs

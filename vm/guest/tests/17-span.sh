@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # The span a fault maps, measured (probe.c, afa_span_note()), against the
 # window asked for.  On ext4 (small folios up to 6.17) a fault maps its
-# window; on tmpfs with huge=within_size a fault maps a 2 MiB folio whole
+# window; on xfs (large folios) its window up to 6.17 and whole folios
+# from 6.18; on tmpfs with huge=within_size a fault maps a 2 MiB folio whole
 # with one PMD (filemap_map_pmd(), every kernel), whatever the window:
 # the stats' span_kib shows what was mapped, window_kib what was asked.
 # With 64 KiB pages the kernel's window is one page and map_pages runs
@@ -17,14 +18,18 @@ order=2
 win_kib=$(((page << order) >> 10))
 f=/mnt/span64
 make_file $f 64
+# tmpfs huge= needs transparent huge pages (not on PREEMPT_RT kernels)
 huge=/tmp/huge
-mkdir -p $huge
-mount -t tmpfs -o huge=within_size,size=80m none $huge
-# i_size first: within_size allocates a huge folio only inside i_size
-truncate -s 64M $huge/span64
-dd if=/dev/zero of=$huge/span64 bs=1M count=64 conv=notrunc status=none
 thp=$(awk '/^ShmemHugePages:/ { print $2 }' /proc/meminfo)
-echo "span: tmpfs huge=within_size file of 64 MiB, ShmemHugePages ${thp} kB"
+if [ -n "$thp" ]; then
+	mkdir -p $huge
+	mount -t tmpfs -o huge=within_size,size=80m none $huge
+	# i_size first: within_size allocates huge folios inside i_size only
+	truncate -s 64M $huge/span64
+	dd if=/dev/zero of=$huge/span64 bs=1M count=64 conv=notrunc status=none
+	thp=$(awk '/^ShmemHugePages:/ { print $2 }' /proc/meminfo)
+	echo "span: tmpfs huge=within_size file of 64 MiB, ShmemHugePages ${thp} kB"
+fi
 
 # pinned at one order, so that the window asked for is known; a kernel
 # whose contract the module does not know keeps its own window (observe)
@@ -49,22 +54,50 @@ else
 		test "${span:-0}" -gt "$asked"
 fi
 
-afa-work -p seq $huge/span64 >/dev/null
-out=$(afa-work -p seq $huge/span64)
-flt=$(kv minflt "$out")
-wait_periods 1
-span=$(stream_class_col "$(ino $huge/span64)" shmem span_kib)
-echo "span: huge tmpfs scan: $flt faults, window asked $asked KiB, span_kib $span"
-awk '$1 == "stream" || $2 == "shmem"' $STATS
-if [ "${thp:-0}" -ge 32768 ]; then
-	check "span: a huge tmpfs scan takes a fault per 2 MiB folio, not per window ($flt <= 64)" \
-		test "${flt:-99999}" -le 64
-	check "span: ... and the stats show the folio mapped, not the window (span $span KiB >= 1024, window $asked KiB)" \
-		test "${span:-0}" -ge 1024
+# xfs: large folios on every kernel here; mapped whole from 6.18, within
+# the window before (except PMD-sized ones)
+modprobe xfs 2>/dev/null
+if ! grep -qw xfs /proc/filesystems; then
+	echo "span: this kernel has no xfs: xfs not measured"
+elif ! mkdir -p /xfs || ! mount -t xfs /dev/vdb /xfs; then
+	check "span: the xfs test disk /dev/vdb mounts" false
 else
-	check "span: tmpfs huge=within_size gave the 64 MiB file huge folios (ShmemHugePages $thp kB >= 32768)" \
-		false
+	make_file /xfs/span64 64
+	afa-work -p seq /xfs/span64 >/dev/null
+	out=$(afa-work -p seq /xfs/span64)
+	wait_periods 1
+	span=$(stream_class_col "$(ino /xfs/span64)" rodata span_kib)
+	echo "span: xfs scan: $(kv minflt "$out") faults, window asked $asked KiB, span_kib $span"
+	if [ "$rel" -lt 6018 ]; then
+		check "span: an xfs scan maps at least the window asked a fault (span $span KiB, window $asked KiB)" \
+			test "${span:-0}" -ge $((asked * 3 / 4))
+	else
+		check "span: on $(uname -r) an xfs scan maps more than the window asked: its large folios (span $span KiB > $asked KiB)" \
+			test "${span:-0}" -gt "$asked"
+	fi
+	umount /xfs
+fi
+
+if [ -z "$thp" ]; then
+	echo "span: this kernel has no transparent huge pages: tmpfs huge= not measured"
+else
+	afa-work -p seq $huge/span64 >/dev/null
+	out=$(afa-work -p seq $huge/span64)
+	flt=$(kv minflt "$out")
+	wait_periods 1
+	span=$(stream_class_col "$(ino $huge/span64)" shmem span_kib)
+	echo "span: huge tmpfs scan: $flt faults, window asked $asked KiB, span_kib $span"
+	awk '$1 == "stream" || $2 == "shmem"' $STATS
+	if [ "${thp:-0}" -ge 32768 ]; then
+		check "span: a huge tmpfs scan takes a fault per 2 MiB folio, not per window ($flt <= 64)" \
+			test "${flt:-99999}" -le 64
+		check "span: ... and the stats show the folio mapped, not the window (span $span KiB >= 1024, window $asked KiB)" \
+			test "${span:-0}" -ge 1024
+	else
+		check "span: tmpfs huge=within_size gave the 64 MiB file huge folios (ShmemHugePages $thp kB >= 32768)" \
+			false
+	fi
+	umount $huge
 fi
 rmmod autofaultaround
-umount $huge
 check "no kernel report after the span tests" dmesg_clean
