@@ -18,6 +18,8 @@
 #   make vmtest-arm64   FOREIGN_TESTS on Debian 13's arm64 kernel (qemu -M virt)
 #   make vmtest-ppc64le FOREIGN_TESTS on Debian 13's ppc64le kernels (qemu -M pseries):
 #                       64 KiB pages with the radix and the hash MMU, 4 KiB pages
+#   make bench-ppc64le  the fresh-processes family of bench on its 64 KiB-page
+#                       kernel, in one boot; writes docs/benchmarks.md's 64 KiB sections
 
 # The Debian kernel the test VM boots: the newest installed 6.12 with
 # headers, of the running kernel's flavour, else the generic one (not -rt;
@@ -241,6 +243,7 @@ BENCH_ONLY ?=
 BENCH_CFGS ?=
 BENCH_CLOCK ?= icount
 comma := ,
+space := $(subst ,, )
 BENCH_REAL = $(if $(BENCH_ONLY),$(filter real%,$(subst $(comma), ,$(BENCH_ONLY))),all)
 BENCH_LOG = build/vm-$(KVER)/console-bench$(if $(filter wall,$(BENCH_CLOCK)),-wall).log
 
@@ -261,6 +264,32 @@ bench:
 bench-report:
 	scripts/bench-report.sh $(BENCH_LOG)
 
+# The fresh-processes family on Debian 13's 64 KiB-page ppc64le kernel
+# (qemu -M pseries, radix, as vmtest-ppc64le's first boot), in one bench
+# boot: orders are of 64 KiB pages there, the baseline is order 0 (the
+# kernel's 65536 bytes is one page: no fault-around), and the module runs
+# inside the afa-fault-around opt-in.  BENCH_REPS, BENCH_CFGS and
+# BENCH_CLOCK as for bench; BENCH_ONLY picks fresh workloads (held ones
+# run too if named).  The real programs need the amd64 root image and
+# the overhead family 4 KiB pages: not run there.  Its log is the
+# kernel's build/vm-KVER/console-bench.log, its report the 64 KiB
+# sections of docs/benchmarks.md (bench-report-ppc64le redoes it).
+BENCH_PPC_FLAVOUR = powerpc64le-64k
+BENCH_PPC_ASKED = $(subst $(comma), ,$(or $(BENCH_ONLY),fresh))
+BENCH_PPC_ONLY = $(subst $(space),$(comma),$(filter-out real%,$(BENCH_PPC_ASKED)))
+BENCH_PPC_LOG = build/vm-$$(scripts/foreign-kernel.sh $(BENCH_PPC_FLAVOUR))/console-bench$(if $(filter wall,$(BENCH_CLOCK)),-wall).log
+
+bench-ppc64le:
+	@$(if $(filter real%,$(BENCH_PPC_ASKED)),echo "bench-ppc64le: the real programs need the amd64 Debian root image (scripts/rootfs.sh): not run on ppc64le" >&2)
+	@$(if $(BENCH_PPC_ONLY),,echo "bench-ppc64le: nothing to run (BENCH_ONLY=$(BENCH_ONLY))" >&2; exit 1)
+	@$(VM_LOCK) env AFA_BENCH_CLOCK=$(BENCH_CLOCK) \
+		AFA_VM_APPEND="bench_reps=$(BENCH_REPS) bench_only=$(BENCH_PPC_ONLY) $(if $(BENCH_CFGS),bench_cfgs=$(BENCH_CFGS)) $(AFA_VM_APPEND)" \
+		scripts/vmtest-foreign.sh --bench $(BENCH_PPC_FLAVOUR)
+	@scripts/bench-report.sh $(BENCH_PPC_LOG)
+
+bench-report-ppc64le:
+	scripts/bench-report.sh $(BENCH_PPC_LOG)
+
 check:
 	scripts/check.sh
 
@@ -269,4 +298,4 @@ check:
 	userspace \
 	deps kunit kunit-i386 checkpatch \
 	vm-prereq vmtest vmtest-stress vmtest-stress-mttcg vmtest-selftests demo demo-run debug-kernel vmtest-debug bench bench-report check \
-	vmtest-arm64 vmtest-ppc64le build-newest vmtest-newest
+	vmtest-arm64 vmtest-ppc64le build-newest vmtest-newest bench-ppc64le bench-report-ppc64le

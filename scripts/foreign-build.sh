@@ -9,7 +9,8 @@
 # into build/foreign-KVER/: autofaultaround.ko (modpost against Debian's
 # Module.symvers, so the kernel accepts it), the test-only probe module
 # vm/probetest (every probe type with the module's actuator), and the
-# userspace tools, static.  Prints KVER.  The sources are copied first:
+# userspace tools, static (the VM suite's and afa-run, the benchmarks'
+# runner).  Prints KVER.  The sources are copied first:
 # the checkout's own module/ objects stay the x86 build's.
 . "$(dirname "$0")/lib.sh"
 
@@ -26,8 +27,9 @@ modpost_warn=${AFA_FOREIGN_MODPOST_WARN:+KBUILD_MODPOST_WARN=1}
 kver=$("$AFA_TOP/scripts/foreign-kernel.sh" "$flavour") || exit 1
 out=$AFA_TOP/build/foreign-$kver
 src=$out/src
-# Nothing to do when the sources and the toolchain root are as last built.
-stamp=$(echo "$modpost_warn" | cat - "$AFA_TOP"/Kbuild "$AFA_TOP"/module/Kbuild "$AFA_TOP"/module/*.[ch] \
+# Nothing to do when the sources, this script and the toolchain root are
+# as last built.
+stamp=$(echo "$modpost_warn" | cat - "$0" "$AFA_TOP"/Kbuild "$AFA_TOP"/module/Kbuild "$AFA_TOP"/module/*.[ch] \
 	"$AFA_TOP"/vm/probetest/Kbuild "$AFA_TOP"/vm/probetest/*.c \
 	"$AFA_TOP"/userspace/*.[ch] "$AFA_TOP"/userspace/afa-fault-around "$("$AFA_TOP"/scripts/trixie-root.sh --dir)/.afa-root-ok" |
 	sha256sum | cut -d' ' -f1)
@@ -50,7 +52,7 @@ cp "$AFA_TOP"/Kbuild "$src/" &&
 	make -s -C "$kdir" M="$2" ARCH="$3" CROSS_COMPILE="$4-" W=1 $7 modules
 	make -s -C "$kdir" M="$2/probetest" ARCH="$3" CROSS_COMPILE="$4-" \
 		AFA_MODULE_DIR="$2/module" modules
-	for p in afa-work afa-exec afa-stat afa-race; do
+	for p in afa-work afa-exec afa-stat afa-race afa-run; do
 		"$4-gcc" -O2 -g -Wall -Wextra -Werror -static -o "$5/$p" "$6/userspace/$p.c"
 	done
 ' sh "$kver" "$src" "$karch" "$triplet" "$out" "$AFA_TOP" "$modpost_warn" >"$out/build.log" 2>&1

@@ -13,16 +13,23 @@
 #   BENCH-RUN fam=fresh|real wl=WORKLOAD cfg=oN|afa rep=R run=I starts=N minflt=N majflt=N ns=N wall_ns=N
 #   BENCH-REAL-PREP wl=WORKLOAD ...: the real workloads' cache-filling runs
 #   BENCH-OVH win=BYTES cfg=off|afa0|afa0ns rep=R minflt=N ns=N lines=N fab=BYTES
-#   BENCH-STATE wl=WORKLOAD rep=R what=class|stream name=... order=N faults=N
-#   BENCH-INFO, BENCH-MARK, BENCH-TRACE-OUT: parameters, phases, output
+#   BENCH-STATE wl=WORKLOAD rep=R what=class|stream name=CLASS[/FILE] [lane=N] order=N faults=N
+#   BENCH-INFO ... page=BYTES table_pages=N base=oN ...: parameters
+#   BENCH-MARK, BENCH-TRACE-OUT: phases, output
 #   BENCH-TRACE <trace-cmd report line: afa_order_change, afa_stream, or
 #               afa_ctl_step of a class or of the two files' streams>
 #   BENCH-INO ino=N name=NAME
 #
-# cfg=oN: fault_around_bytes = 4096 << N, module unloaded (o4, the kernel
-# default, is the baseline and runs twice per repetition).  cfg=afa:
+# cfg=oN: fault_around_bytes = PAGE << N (orders are of this kernel's
+# pages), module unloaded; the baseline is the kernel's default window,
+# 65536 bytes (o4 with 4 KiB pages, o0 with 64 KiB pages, where it is one
+# page and fault-around is off), and runs twice per repetition.  cfg=afa:
 # 'modprobe autofaultaround' with its defaults at the kernel default
-# window.  In the held family every configuration runs the same command:
+# window; where that is one page, inside the documented opt-in
+# (afa-fault-around raise before, restore after: the admin guide's
+# modprobe.d lines), without which the module cannot act.  The overhead
+# family is for 4 KiB pages only, the traced run needs trace-cmd.  In the
+# held family every configuration runs the same command:
 # WARM passes, each holding its mapping one period so that the module can
 # check its samples, then the measured ones; only those are reported.
 # Kernel command line knobs: bench_reps=N, bench_only=a,b,... (families
@@ -48,9 +55,9 @@ EXEC_HOLD=500			# ms a child lives after its touches
 SEQ=/mnt/seq64
 SPARSE=/mnt/sparse1g
 EXE=/mnt/afa-exec
-# one entry per measurement of a repetition; o4 (baseline) twice
-CFGS=${bench_cfgs:-"o4 o0 o1 o2 o3 afa o4 o5 o6 o8"}
-CFGS=$(echo "$CFGS" | tr , " ")
+# one entry per measurement of a repetition, the baseline twice: set
+# below (default_cfgs) once the page size is known
+CFGS=$(echo "${bench_cfgs:-}" | tr , " ")
 WORKLOADS="seq-t1 seq-t2 rand-t1 rand-t2 sparse2m-t1 sparse2m-t2 sparse16m-t1 sparse16m-t2 mixed exec"
 
 say() {
@@ -73,6 +80,51 @@ want_wl() {
 
 . /guest/bench-fresh.sh
 . /guest/bench-real.sh
+
+# order_of N: log2 of N, a power of two
+order_of() {
+	o=0
+	while [ $((1 << o)) -lt "$1" ]; do
+		o=$((o + 1))
+	done
+	echo $o
+}
+
+# default_cfgs: the configurations of a repetition.  4 KiB pages: the
+# orders to 6 and 8 (1 MiB); other page sizes: every order the kernel
+# accepts, up to one page table (64 KiB pages: 0 to 5 on radix, whose
+# table holds 32 pages).  The baseline first and again after the module.
+default_cfgs() {
+	if [ "$PAGE" = 4096 ]; then
+		echo "o4 o0 o1 o2 o3 afa o4 o5 o6 o8"
+		return
+	fi
+	awk -v b="${BASE#o}" -v m="$(order_of "$TABLE")" 'BEGIN {
+		for (o = 0; o <= m; o++) if (o != b) rest[n++] = o
+		printf "o%d", b
+		for (i = 0; i < n; i++) {
+			if (i == int(n / 2)) printf " afa o%d", b
+			printf " o%d", rest[i]
+		}
+		print ""
+	}'
+}
+
+# module_load ARGS...: modprobe autofaultaround ARGS, inside the opt-in
+# where the kernel's default window is one page; module_unload: rmmod,
+# then the opt-in's restore.  afa-fault-around logs both to the kernel
+# log (the console gets the dmesg dump).
+module_load() {
+	if [ -n "$OPTIN" ]; then
+		afa-fault-around raise 2>/dev/null || return 1
+	fi
+	modprobe autofaultaround "$@"
+}
+
+module_unload() {
+	rmmod autofaultaround || return 1
+	[ -z "$OPTIN" ] || afa-fault-around restore 2>/dev/null
+}
 
 # work K ARGS... FILE: afa-work, WARM passes and K more; prints the
 # last K.
@@ -120,10 +172,11 @@ sum_lines() {
 }
 
 # state WL REP: the orders the module holds at the end of a run, by
-# class and for the streams of the bench's files
+# class and for the streams of the bench's files (their inode numbers on
+# the test disk's device: the initramfs has files of the same numbers)
 state() {
 	[ -r $STATS ] || return 0
-	awk -v wl="$1" -v rep="$2" -v inos="$INOS" '
+	awk -v wl="$1" -v rep="$2" -v inos="$INOS" -v dev="$TESTDEV" '
 		BEGIN { n = split(inos, a, " "); for (i = 1; i <= n; i += 2) name[a[i]] = a[i + 1] }
 		$1 == "class" { for (i = 1; i <= NF; i++) cc[$i] = i; mode = "c"; next }
 		$1 == "stream" { for (i = 1; i <= NF; i++) sc[$i] = i; mode = "s"; next }
@@ -131,9 +184,9 @@ state() {
 		mode == "c" && $cc["faults"] > 0 {
 			printf "BENCH-STATE wl=%s rep=%s what=class name=%s order=%s faults=%s\n",
 				wl, rep, $1, $cc["order"], $cc["faults"] }
-		mode == "s" && ($sc["ino"] in name) {
-			printf "BENCH-STATE wl=%s rep=%s what=stream name=%s/%s/%s order=%s faults=%s\n",
-				wl, rep, $sc["class"], name[$sc["ino"]], $sc["pid"], $sc["order"], $sc["faults"] }
+		mode == "s" && ($sc["ino"] in name) && $sc["dev"] == dev {
+			printf "BENCH-STATE wl=%s rep=%s what=stream name=%s/%s lane=%s order=%s faults=%s\n",
+				wl, rep, $sc["class"], name[$sc["ino"]], $sc["lane"], $sc["order"], $sc["faults"] }
 	' $STATS
 }
 
@@ -145,13 +198,14 @@ cfg_enter() {
 	afa)
 		MODE=afa
 		echo 65536 >$FAB
-		modprobe autofaultaround || fail "bench: modprobe autofaultaround"
+		module_load || fail "bench: modprobe autofaultaround"
 		;;
 	afa0)
-		# observing only: the probe's cost at the kernel's window
+		# observing only: the probe's cost at the kernel's window (at
+		# the opt-in's two pages where the default is one page)
 		MODE=afa
 		echo 65536 >$FAB
-		modprobe autofaultaround enabled=0 ||
+		module_load enabled=0 ||
 			fail "bench: modprobe autofaultaround enabled=0"
 		;;
 	afap*)
@@ -159,11 +213,13 @@ cfg_enter() {
 		MODE=afa
 		echo 65536 >$FAB
 		o=${1#afap}
-		modprobe autofaultaround min_order=$o max_order=$o initial_order=$o ||
+		module_load min_order=$o max_order=$o initial_order=$o ||
 			fail "bench: modprobe autofaultaround pinned at $o"
 		;;
 	o*)
-		echo $((4096 << ${1#o})) >$FAB
+		# past one page table the kernel refuses the write
+		echo $((PAGE << ${1#o})) >$FAB ||
+			fail "bench: fault_around_bytes $((PAGE << ${1#o})) refused for $1"
 		;;
 	esac
 }
@@ -173,7 +229,7 @@ cfg_leave() {
 	case $1 in
 	afa*)
 		[ "$1" != afa ] || state "$2" "$3"
-		rmmod autofaultaround || fail "bench: rmmod autofaultaround"
+		module_unload || fail "bench: rmmod autofaultaround"
 		;;
 	esac
 	echo 65536 >$FAB
@@ -225,6 +281,16 @@ if [ "$1" = traced ]; then
 	exit 0
 fi
 
+# the page size, the pages of a page table (the largest window the
+# kernel accepts), the baseline's order and, unless given, the
+# configurations; the opt-in where the default window is one page
+PAGE=$(page_bytes)
+TABLE=$(table_pages)
+BASE=o$(order_of $((65536 / PAGE)))
+[ -n "$CFGS" ] || CFGS=$(default_cfgs)
+OPTIN=
+[ "$PAGE" -lt 65536 ] || OPTIN=1
+
 # the test disk's files, unless only real programs run
 if [ -z "$ONLY" ] || echo ",$ONLY," | grep -q ',[^r]'; then
 	say "preparing files"
@@ -234,6 +300,7 @@ if [ -z "$ONLY" ] || echo ",$ONLY," | grep -q ',[^r]'; then
 	cp /usr/bin/afa-exec $EXE
 	cat $EXE >/dev/null
 fi
+TESTDEV=$(awk '$5 == "/mnt" { print $3 }' /proc/self/mountinfo)
 INOS="$(ino $SEQ 2>/dev/null) seq64 $(ino $SPARSE 2>/dev/null) sparse1g $(ino $EXE 2>/dev/null) afa-exec"
 for f in $SEQ $SPARSE $EXE; do
 	[ -e $f ] && echo "BENCH-INO ino=$(ino $f) name=${f#/mnt/}"
@@ -243,7 +310,7 @@ if [ -z "$ONLY" ] || echo ",$ONLY," | grep -q ',real'; then
 	say "preparing the root image"
 	real_prepare
 fi
-echo "BENCH-INFO reps=$REPS warm=$WARM warm_exec=$WARM_EXEC hold_ms=$HOLD exec_hold_ms=$EXEC_HOLD fresh_procs=$FRESH_PROCS fresh_learn=$FRESH_LEARN real_reps=$REAL_REPS real_runs=$REAL_RUNS real_make_runs=$REAL_MAKE_RUNS real_learn=$REAL_LEARN clock=${bench_clock:-icount} cpus=$(nproc) mem_kb=$(awk '/MemTotal/ { print $2 }' /proc/meminfo) clocksource=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
+echo "BENCH-INFO reps=$REPS warm=$WARM warm_exec=$WARM_EXEC hold_ms=$HOLD exec_hold_ms=$EXEC_HOLD fresh_procs=$FRESH_PROCS fresh_learn=$FRESH_LEARN real_reps=$REAL_REPS real_runs=$REAL_RUNS real_make_runs=$REAL_MAKE_RUNS real_learn=$REAL_LEARN clock=${bench_clock:-icount} page=$PAGE table_pages=$TABLE base=$BASE arch=$(uname -m) kernel=$(uname -r) cpus=$(nproc) mem_kb=$(awk '/MemTotal/ { print $2 }' /proc/meminfo) clocksource=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
 [ "$(cat $FAB)" = 65536 ] || fail "bench: kernel default fault_around_bytes is not 65536"
 
 t0=$(cut -d. -f1 /proc/uptime)
@@ -275,24 +342,32 @@ while [ $rep -lt "$REPS" ]; do
 			real_block $wl $cfg $rep
 		done
 	done
-	want overhead && overhead $rep
+	if want overhead; then
+		if [ "$PAGE" = 4096 ]; then
+			overhead $rep
+		elif [ $rep = 0 ]; then
+			say "overhead: for 4 KiB pages only (its windows are 4096, 8192 and 65536 bytes), not run with $PAGE-byte pages"
+		fi
+	fi
 	rep=$((rep + 1))
 	say "repetition $rep of $REPS done at $(($(cut -d. -f1 /proc/uptime) - t0)) s (guest clock)"
 done
 
 # One adaptive run of the mixed and the exec workload, traced: the order
 # over time per class and per stream.
-if want trace; then
+if want trace && ! command -v trace-cmd >/dev/null; then
+	say "traced adaptive run: no trace-cmd in this VM, not run"
+elif want trace; then
 	say "traced adaptive run"
 	echo 65536 >$FAB
-	modprobe autofaultaround || fail "bench: modprobe autofaultaround"
+	module_load || fail "bench: modprobe autofaultaround"
 	trace-cmd record -q -o /tmp/bench.dat \
 		-e autofaultaround:afa_order_change \
 		-e autofaultaround:afa_stream \
 		-e autofaultaround:afa_ctl_step \
 		sh /guest/bench.sh traced >/tmp/traced.out 2>&1
 	state trace 0
-	rmmod autofaultaround
+	module_unload
 	sed '/^BENCH/!s/^/BENCH-TRACE-OUT /' /tmp/traced.out
 	# the law's steps of the classes and of the two files' streams only:
 	# the exec children's are many
