@@ -1638,10 +1638,13 @@ static void afa_ctl_converges_to_cost_optimum(struct kunit *test)
 	const struct plant_case *c = test->param_value;
 	u64 cost[AFA_ORDER_MAX + 1], sum;
 	u32 useful[AFA_ORDER_MAX + 1];
-	u32 last[PLANT_LAST], best = 0, by_use = 0, mode, n, i, k;
+	u32 *last, best = 0, by_use = 0, mode, n, i, k;
 	struct plant pl;
 	struct loop l;
 
+	/* on the heap: the frame must stay under 1 KiB on 32-bit too */
+	last = kunit_kcalloc(test, PLANT_LAST, sizeof(*last), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, last);
 	plant_init(test, &pl, &c->w, PLANT_SEED);
 	for (n = 0; n <= AFA_ORDER_MAX; n++) {
 		plant_cost(&pl, n, c->rounds, &c->c, &cost[n], &useful[n]);

@@ -81,11 +81,20 @@
  * VMA without one looks again when the table gains files (afa_table_gen);
  * the order is read afresh at every fault.
  */
-struct afa_vma_cache {
-	struct vm_area_struct *vma;	/* identity, with the four below */
+/*
+ * Who a VMA is, for this CPU's records of it: the VMA's address with its
+ * mm, file and start, so that a freed and reused vm_area_struct is not
+ * taken for the one recorded.
+ */
+struct afa_vma_id {
+	struct vm_area_struct *vma;
 	struct mm_struct *mm;
 	struct file *file;
 	unsigned long vm_start;
+};
+
+struct afa_vma_cache {
+	struct afa_vma_id id;		/* identity, with vm_flags */
 	unsigned long vm_flags;
 	unsigned long table_gen;	/* of the last lookup */
 	u32 pub_gen;			/* generation of the slot when found */
@@ -96,14 +105,6 @@ struct afa_vma_cache {
 	bool judged;			/* the tally had a verdict */
 	struct afa_split_tally tally;	/* the VMA's outcomes, split.h */
 	struct afa_evidence held;	/* evidence held back until judged */
-};
-
-/* A VMA this CPU moved to lane 1: identity only, never dereferenced. */
-struct afa_split_memo {
-	struct vm_area_struct *vma;
-	struct mm_struct *mm;
-	struct file *file;
-	unsigned long vm_start;
 };
 
 /* What the fault path knows of the fault's stream, or of its class. */
@@ -160,7 +161,8 @@ struct afa_probe_cpu {
 	unsigned int memo_next;		/* next memo to overwrite */
 	u32 rand;			/* xorshift32 state of trial gaps */
 	struct afa_trial trial[AFA_NR_TRIALS];
-	struct afa_split_memo memo[AFA_NR_SPLIT_MEMO];
+	/* VMAs this CPU moved to lane 1: identities, never dereferenced */
+	struct afa_vma_id memo[AFA_NR_SPLIT_MEMO];
 };
 
 static DEFINE_PER_CPU(struct afa_probe_cpu, afa_probe_cpu);
@@ -174,11 +176,21 @@ static void afa_probe_seed(void)
 		per_cpu_ptr(&afa_probe_cpu, cpu)->rand = 2654435761U * (cpu + 1);
 }
 
-static bool afa_memo_is(const struct afa_split_memo *m,
-			struct vm_area_struct *vma)
+static struct afa_vma_id afa_vma_id(struct vm_area_struct *vma)
 {
-	return m->vma == vma && m->mm == vma->vm_mm &&
-	       m->file == vma->vm_file && m->vm_start == vma->vm_start;
+	return (struct afa_vma_id){
+		.vma = vma,
+		.mm = vma->vm_mm,
+		.file = vma->vm_file,
+		.vm_start = vma->vm_start,
+	};
+}
+
+static bool afa_vma_id_is(const struct afa_vma_id *id,
+			  struct vm_area_struct *vma)
+{
+	return id->vma == vma && id->mm == vma->vm_mm &&
+	       id->file == vma->vm_file && id->vm_start == vma->vm_start;
 }
 
 /* The lane this CPU last moved @vma to: 1 if remembered, else 0. */
@@ -187,7 +199,7 @@ static u8 afa_memo_lane(struct afa_probe_cpu *pc, struct vm_area_struct *vma)
 	unsigned int i;
 
 	for (i = 0; i < AFA_NR_SPLIT_MEMO; i++)
-		if (afa_memo_is(&pc->memo[i], vma))
+		if (afa_vma_id_is(&pc->memo[i], vma))
 			return 1;
 	return 0;
 }
@@ -199,16 +211,11 @@ static void afa_memo_set(struct afa_probe_cpu *pc, struct vm_area_struct *vma,
 	unsigned int i;
 
 	for (i = 0; i < AFA_NR_SPLIT_MEMO; i++)
-		if (afa_memo_is(&pc->memo[i], vma))
+		if (afa_vma_id_is(&pc->memo[i], vma))
 			pc->memo[i].vma = NULL;
 	if (!lane)
 		return;
-	pc->memo[pc->memo_next++ % AFA_NR_SPLIT_MEMO] = (struct afa_split_memo){
-		.vma = vma,
-		.mm = vma->vm_mm,
-		.file = vma->vm_file,
-		.vm_start = vma->vm_start,
-	};
+	pc->memo[pc->memo_next++ % AFA_NR_SPLIT_MEMO] = afa_vma_id(vma);
 }
 
 /* Find the cached VMA's stream in its lane, or note it for the worker. */
@@ -228,10 +235,7 @@ static void afa_cache_fill(struct afa_probe_cpu *pc, struct afa_vma_cache *c,
 	u8 order;
 
 	*c = (struct afa_vma_cache){
-		.vma = vma,
-		.mm = vma->vm_mm,
-		.file = vma->vm_file,
-		.vm_start = vma->vm_start,
+		.id = afa_vma_id(vma),
 		.vm_flags = vma->vm_flags,
 		.table_gen = table_gen,
 		.class = afa_classify(vma->vm_flags,
@@ -250,9 +254,7 @@ static void afa_cache_fill(struct afa_probe_cpu *pc, struct afa_vma_cache *c,
 static bool afa_cache_is(const struct afa_vma_cache *c,
 			 struct vm_area_struct *vma)
 {
-	return c->vma == vma && c->mm == vma->vm_mm &&
-	       c->file == vma->vm_file && c->vm_start == vma->vm_start &&
-	       c->vm_flags == vma->vm_flags;
+	return afa_vma_id_is(&c->id, vma) && c->vm_flags == vma->vm_flags;
 }
 
 /*
@@ -297,7 +299,7 @@ static bool afa_fault_stream(struct afa_probe_cpu *pc, struct vm_fault *vmf,
 
 	fs->c = c;
 	/* Calibration over, the file is a file of its class like any. */
-	if (c->calibration && afa_cost_mapping(c->file->f_mapping, &fs->order))
+	if (c->calibration && afa_cost_mapping(c->id.file->f_mapping, &fs->order))
 		return false;
 	if (c->slot != AFA_NO_STREAM) {
 		pub = afa_stream_published(c->slot);
