@@ -200,7 +200,7 @@ vmtest-debug: debug-kernel
 # once); the module, vm/probetest and the tools cross-built against their
 # headers.  One boot per kernel, each ending "vmtest: N passed, N
 # failed".  FOREIGN_TESTS: the files of vm/guest/tests that run there.
-FOREIGN_TESTS ?= 00-load 10-faults 15-actuator 16-fault-around-optin
+FOREIGN_TESTS ?= 00-load 10-faults 15-actuator 16-fault-around-optin 17-span
 
 vmtest-arm64:
 	@$(VM_LOCK) scripts/vmtest-foreign.sh arm64 $(FOREIGN_TESTS)
