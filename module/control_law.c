@@ -476,30 +476,6 @@ static u16 afa_ctl_average(u16 avg, u32 ratio, bool fresh, u32 shift)
 	return fresh ? ratio : afa_ewma(avg, ratio, shift);
 }
 
-/*
- * The trial ratio the shrink is judged by: t, but at least g / (1 - g)
- * while there is growth evidence at this order (below max_order).
- * Halving a window takes f(N/2) >= f(N) faults, doubling it
- * f(2N) = f(N)(1 - g); for the access patterns the law meets the halving
- * costs at least what the doubling saves, f(N/2) / f(N) >= f(N) / f(2N),
- * so 1 + t >= 1 / (1 - g).  Trials see only the next two faults: where a
- * left-out half is wanted later (the text of a program) t reads low, and
- * g, read off the page tables, is the better witness.
- */
-static u32 afa_ctl_trial_bound(const struct afa_ctl_state *st,
-			       const struct afa_ctl_params *p)
-{
-	u32 g = min_t(u32, st->grow_avg, AFA_UNIT);
-	u32 bound;
-
-	/* at max_order growth is not tested: its average may be stale */
-	if (!st->have_grow || st->order >= afa_ctl_max_order(p))
-		return st->trial_avg;
-	bound = g >= AFA_UNIT / 2 ? AFA_UNIT :
-		div_u64((u64)g << AFA_SCALE, AFA_UNIT - g);
-	return max_t(u32, st->trial_avg, bound);
-}
-
 /* Smooth the evidence that is there, and predict both savings. */
 static void afa_ctl_predict(struct afa_ctl_state *st,
 			    const struct afa_ctl_params *p,
@@ -540,8 +516,7 @@ static void afa_ctl_predict(struct afa_ctl_state *st,
 			afa_saving_grow_span(st->order, st->grow_avg, tr->span,
 					     c) : 0;
 	tr->save_shrink = st->have_trial && tried ?
-			  afa_saving_shrink_span(st->order,
-						 afa_ctl_trial_bound(st, p),
+			  afa_saving_shrink_span(st->order, st->trial_avg,
 						 tr->span, c) : 0;
 }
 
