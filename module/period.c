@@ -67,9 +67,8 @@ static bool afa_period_stopping;
 /* When the next fold runs at the latest; far ahead while idle. */
 static unsigned long afa_next_fold;
 static bool afa_period_idle;
-/* A kick folds at once: an order moved a few folds ago at most. */
-static bool afa_period_quick;
-static unsigned int afa_quick_left;	/* quick folds left since a move */
+/* Folds left since a move that a kick runs at once; 0: wait a jiffy. */
+static unsigned int afa_quick_left;
 
 /* Queue the next period on an idle CPU, while that choice holds. */
 static void afa_period_queue(unsigned long delay)
@@ -85,7 +84,7 @@ static void afa_kick_fn(struct irq_work *work)
 {
 	unsigned long soon = 0;
 
-	if (!READ_ONCE(afa_period_quick))
+	if (!READ_ONCE(afa_quick_left))
 		soon = max_t(long, afa_last_fold + 1 - jiffies, 0);
 	if (READ_ONCE(afa_period_stopping))
 		return;
@@ -155,10 +154,9 @@ static bool afa_period_params(struct afa_ctl_params *p)
 static void afa_period_quick_set(bool moved)
 {
 	if (moved)
-		afa_quick_left = AFA_QUICK_FOLDS;
+		WRITE_ONCE(afa_quick_left, AFA_QUICK_FOLDS);
 	else if (afa_quick_left)
-		afa_quick_left--;
-	WRITE_ONCE(afa_period_quick, afa_quick_left);
+		WRITE_ONCE(afa_quick_left, afa_quick_left - 1);
 }
 
 /*

@@ -76,12 +76,6 @@
 #define AFA_CLASS_OWNER(class)	(AFA_NR_STREAMS + 1 + (class))
 
 /*
- * What this CPU found for a VMA.  The class depends on the VMA's flags
- * and file; the slot is checked at every fault by its generation, and a
- * VMA without one looks again when the table gains files (afa_table_gen);
- * the order is read afresh at every fault.
- */
-/*
  * Who a VMA is, for this CPU's records of it: the VMA's address with its
  * mm, file and start, so that a freed and reused vm_area_struct is not
  * taken for the one recorded.
@@ -93,6 +87,12 @@ struct afa_vma_id {
 	unsigned long vm_start;
 };
 
+/*
+ * What this CPU found for a VMA.  The class depends on the VMA's flags
+ * and file; the slot is checked at every fault by its generation, and a
+ * VMA without one looks again when the table gains files (afa_table_gen);
+ * the order is read afresh at every fault.
+ */
 struct afa_vma_cache {
 	struct afa_vma_id id;		/* identity, with vm_flags */
 	unsigned long vm_flags;
