@@ -52,7 +52,7 @@ cp "$AFA_TOP"/Kbuild "$src/" &&
 	make -s -C "$kdir" M="$2" ARCH="$3" CROSS_COMPILE="$4-" W=1 $7 modules
 	make -s -C "$kdir" M="$2/probetest" ARCH="$3" CROSS_COMPILE="$4-" \
 		AFA_MODULE_DIR="$2/module" modules
-	for p in afa-work afa-exec afa-stat afa-race afa-run; do
+	for p in afa-work afa-exec afa-stat afa-race afa-run afa-small-folios; do
 		"$4-gcc" -O2 -g -Wall -Wextra -Werror -static -o "$5/$p" "$6/userspace/$p.c"
 	done
 ' sh "$kver" "$src" "$karch" "$triplet" "$out" "$AFA_TOP" "$modpost_warn" >"$out/build.log" 2>&1

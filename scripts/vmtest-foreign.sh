@@ -44,10 +44,13 @@ k=$AFA_CACHE/foreign/$kver
 # vmlinux on ppc64el's 6.12, vmlinuz elsewhere and from 7.x
 image=$(ls "$k"/boot/vmlinu[xz]-"$kver" 2>/dev/null | head -n 1)
 out=$AFA_TOP/build/foreign-$kver
+# this machine's trace-cmd and its libraries run in an amd64 guest only
+tracecmd=0
+[ "$arch" = x86_64 ] && tracecmd=1
 AFA_VM_ARCH=$arch AFA_VM_KERNEL=$image \
 	AFA_VM_MODDIR=$k/lib/modules/$kver AFA_VM_KO=$out/autofaultaround.ko \
 	AFA_VM_EXTRA_KO=$out/afa_probetest.ko AFA_VM_TOOLS=$out \
-	AFA_VM_BUSYBOX=$k/bin/busybox AFA_VM_TRACECMD=0 AFA_VM_TESTS="$*" \
+	AFA_VM_BUSYBOX=$k/bin/busybox AFA_VM_TRACECMD=$tracecmd AFA_VM_TESTS="$*" \
 	"$AFA_TOP/vm/run.sh" $mode "$kver"
 rc=$?
 what=suite

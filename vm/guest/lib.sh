@@ -29,6 +29,36 @@ within() {
 	[ ${d#-} -le "$3" ]
 }
 
+# check_faults DESCRIPTION WANT COMMAND...: COMMAND prints a minor-fault
+# count, which must be within 4 of WANT.  A count outside is printed with
+# the /proc/vmstat counters that moved during it, and measured once more:
+# the check passes only if the second count is within, and then says
+# NOTE with both.  Twice in the project's CI runs a sequential pass took
+# extra faults from outside the module (62 of 8193 with the module
+# pinned on 7.3, 6 of 33 under the test probe with no module loaded on
+# -rt); the first did not come back in 9 repeats, nor beside a
+# compaction or cache-drop loop.  The vmstat lines are there to tell the
+# next one's cause.
+check_faults() {
+	desc=$1 want=$2
+	shift 2
+	cat /proc/vmstat >/tmp/vmstat.0
+	got=$("$@")
+	if within "$got" "$want" 4; then
+		pass "$desc: $want +-4 faults (got $got)"
+		return
+	fi
+	echo "NOTE: $desc: $got faults, want $want +-4; /proc/vmstat moved by:"
+	awk 'NR == FNR { v[$1] = $2; next }
+		$2 != v[$1] { printf "NOTE:   %s %+d\n", $1, $2 - v[$1] }' /tmp/vmstat.0 /proc/vmstat
+	again=$("$@")
+	if within "$again" "$want" 4; then
+		pass "$desc: $want +-4 faults (got $got, then $again: NOTE above)"
+	else
+		fail "$desc: $want +-4 faults (got $got, then $again)"
+	fi
+}
+
 # kv KEY "k1=v1 k2=v2": print the value of KEY
 kv() {
 	for f in $2; do
@@ -47,6 +77,19 @@ dmesg_clean() {
 make_file() {
 	[ -f "$1" ] || dd if=/dev/zero of="$1" bs=1M count="$2" status=none
 	cat "$1" >/dev/null
+}
+
+# small_folios FILE...: on kernels whose ext4 caches files in large
+# folios (6.16 and later; from 6.18 a fault maps one whole, whatever the
+# window), keep FILEs in small folios (afa-small-folios: per-file data
+# journaling), so that fault counts are the window's; elsewhere nothing.
+# Setting it drops the files' page cache: call it before the files are
+# read in.
+small_folios() {
+	case $(uname -r) in
+	[0-5].* | 6.[0-9].* | 6.1[0-5].*) return 0 ;;
+	esac
+	afa-small-folios "$@" || echo "FAIL: afa-small-folios $*"
 }
 
 STATS=/sys/kernel/debug/autofaultaround/stats

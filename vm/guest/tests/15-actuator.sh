@@ -53,11 +53,9 @@ if modinfo afa_probetest >/dev/null 2>&1; then
 		o=0
 		while [ $o -le $max_order ]; do
 			modprobe afa_probetest type=$type order=$o
-			got=$(seq_faults)
+			check_faults "$type entry handler sets order $o ($(((1 << o) * page)) bytes)" \
+				"$(want_faults $o)" seq_faults
 			rmmod afa_probetest
-			want=$(want_faults $o)
-			check "$type entry handler sets order $o ($(((1 << o) * page)) bytes): $want +-4 faults (got $got)" \
-				within "$got" "$want" 4
 			o=$((o + 1))
 		done
 	done
@@ -84,17 +82,14 @@ fi
 o=0
 while [ $o -le $max_order ]; do
 	modprobe autofaultaround min_order=$o max_order=$o initial_order=$o
-	got=$(seq_faults)
-	rmmod autofaultaround
 	if [ -n "$observe" ]; then
-		want=$(want_faults $kwin_order)
-		check "autofaultaround observing, pinned at order $o: the kernel's window stays ($want +-4 faults, got $got)" \
-			within "$got" "$want" 4
+		check_faults "autofaultaround observing, pinned at order $o: the kernel's window stays" \
+			"$(want_faults $kwin_order)" seq_faults
 	else
-		want=$(want_faults $o)
-		check "autofaultaround at min_order=max_order=$o ($(((1 << o) * page)) bytes): $want +-4 faults (got $got)" \
-			within "$got" "$want" 4
+		check_faults "autofaultaround at min_order=max_order=$o ($(((1 << o) * page)) bytes)" \
+			"$(want_faults $o)" seq_faults
 	fi
+	rmmod autofaultaround
 	o=$((o + 1))
 done
 echo "$orig" >$FAB
