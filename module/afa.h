@@ -80,6 +80,7 @@ bool afa_kernel_window_ok(const struct afa_fault_pos *pos, u64 start,
 			  u64 end);
 void afa_contract_fold(u32 mismatches);
 extern bool afa_contract_test;
+extern bool afa_contract_unknown_test;
 
 /* cost.c */
 void afa_cost_calibrate(void);

@@ -2,7 +2,7 @@
 /*
  * The kernel contract the actuator relies on, guarded.  Rewriting
  * filemap_map_pages(vmf, start_pgoff, end_pgoff)'s window is safe only
- * while (mm/filemap.c and mm/memory.c, 6.1 to 6.12):
+ * while (mm/filemap.c and mm/memory.c, 6.1, 6.12 and 7.3):
  *
  *  - its only caller is do_fault_around(), which computes the window as
  *    window.c does, around vmf->pgoff, inside the VMA and one PTE table;
@@ -26,19 +26,26 @@
 
 /*
  * Releases whose filemap_map_pages() and do_fault_around() were read and
- * whose window rewriting passes the VM suite: Debian 12's 6.1, and 6.12
- * (Debian 12 and 13).  6.18 and later map a large folio whole whatever
- * the window says; releases in between are not tested.
+ * whose window rewriting passes the VM suite: Debian 12's 6.1, 6.12
+ * (Debian 12 and 13), and 7.3 (trixie-backports).  7.3 maps a large
+ * folio whole where it lies in the VMA and the PTE table, whatever the
+ * window says (from 6.18; the probe measures it, the span), and is
+ * otherwise the same contract: do_fault_around() computes the window as
+ * in 6.12, filemap_map_pages() clamps its end to the file and takes its
+ * PTE pointer linearly from start_pgoff in the fault's PMD.  Releases in
+ * between were not read.
  */
 static const struct {
 	unsigned int major, minor;	/* a release series: 6.1, 6.12 */
 } afa_contract_known[] = {
 	{ 6, 1 },
 	{ 6, 12 },
+	{ 7, 3 },
 };
 
-/* Set by the test_contract_mismatch parameter (params.c). */
+/* Set by the test_contract_mismatch and _unknown parameters (params.c). */
 bool afa_contract_test;
+bool afa_contract_unknown_test;
 
 static bool afa_contract_broken;
 
@@ -53,12 +60,13 @@ bool afa_contract_init(void)
 	unsigned int i, major, minor;
 
 	/* The running release is the one built for (vermagic). */
-	if (sscanf(init_utsname()->release, "%u.%u", &major, &minor) == 2)
+	if (!afa_contract_unknown_test &&
+	    sscanf(init_utsname()->release, "%u.%u", &major, &minor) == 2)
 		for (i = 0; i < ARRAY_SIZE(afa_contract_known); i++)
 			if (major == afa_contract_known[i].major &&
 			    minor == afa_contract_known[i].minor)
 				return true;
-	pr_info("kernel %s: the filemap_map_pages() window contract is known for 6.1 and 6.12 only; observing, not setting windows\n",
+	pr_info("kernel %s: the filemap_map_pages() window contract is known for 6.1, 6.12 and 7.3 only; observing, not setting windows\n",
 		init_utsname()->release);
 	return false;
 }

@@ -243,6 +243,17 @@ module_param_cb(test_contract_mismatch, &afa_bool_ops, &afa_contract_test,
 MODULE_PARM_DESC(test_contract_mismatch,
 		 "Testing only: treat every kernel window as breaking the contract (0)");
 
+/*
+ * Test knob of contract.c, read at load: take the running release as
+ * one whose contract is not known, so that the VM suite sees the module
+ * observe on every kernel it boots, not only on a release outside the
+ * list.
+ */
+module_param_named(test_contract_unknown, afa_contract_unknown_test, bool,
+		   0444);
+MODULE_PARM_DESC(test_contract_unknown,
+		 "Testing only: at load, take the kernel's contract as unknown (0)");
+
 /* Per-class enable: a comma-separated list of class names, all or none. */
 static int afa_parse_classes(char *s, unsigned int *mask)
 {

@@ -13,7 +13,7 @@ src=/usr/src/autofaultaround-$ver
 [ ! -e "$src" ] || [ -L "$src" ] ||
 	die "$src exists and is not ours: remove it first"
 
-nparams=$(grep -c '^module_param_cb(' "$AFA_TOP/module/params.c")
+nparams=$(grep -c '^module_param_\(cb\|named\)(' "$AFA_TOP/module/params.c")
 passed=0
 failed=0
 check() {

@@ -7,6 +7,8 @@
 
 seq=/mnt/seq64
 make_file $seq 64
+small_folios $seq
+cat $seq >/dev/null
 
 # Every order, pinned with min_order = max_order: the module's window is
 # exact (16384 >> order faults, plus the first), trials off (no order
@@ -66,12 +68,20 @@ check "afa_ctl_step events are traced ($steps)" test "$steps" -gt 0
 check "the sequential file's window grows in traced steps ($grows)" test "$grows" -gt 0
 bad=$(awk '/afa_ctl_step:/ && /reason=(grow|shrink|pending|saturated)/ {
 	for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
-	# the law acts on S+ past the deadband (32/1024), else on -S-
-	e = v["save_grow_permille"] > 31 ? v["save_grow_permille"] : -v["save_shrink_permille"]
 	if (v["p"] == "") next
-	n++
-	# save_*_permille is rounded to permille: allow 4 orders/1024 of slack
-	want = 4096 * e * 1.024 / 1024
+	# the savings in the units of the law (1024 is 1.0); the trace rounds
+	# them to permille, so a saving within one unit of the deadband
+	# (32) cannot tell which side the law took: such steps are skipped
+	g = v["save_grow_permille"] * 1.024
+	sh = v["save_shrink_permille"] * 1.024
+	# the law acts on S+ past the deadband, else on -S- past it, else 0
+	if (g > 33) e = g
+	else if (g >= 31) next
+	else if (sh > 33) e = -sh
+	else if (sh >= 31) next
+	else e = 0
+	# P = kp * e / 1024 at kp = 4096; rounding: 8 units of slack
+	want = 4 * e
 	if (v["p"] - want > 8 || want - v["p"] > 8) bad++
 } END { print bad + 0 }' /tmp/law.txt)
 check "P = kp * saving in every traced step ($bad off)" test "$bad" = 0
@@ -79,19 +89,28 @@ rmmod autofaultaround
 
 # A price on memory: growing a window saves faults, but at 1 ms a page
 # what a fault costs is lost in the noise: a scan that starts at order 0
-# stays there, where without the price it grows.
+# stays there, where without the price it grows.  That holds where a
+# fault costs well under the price (fault_ns 8-9 us on Debian's 6.12
+# under TCG); on the PREEMPT_RT debug kernel (KASAN, lockdep) a fault
+# costs 178 us, the law rightly finds growth pays at low orders, and the
+# check is skipped, saying so.
 for price in 0 1048576; do
 	modprobe autofaultaround initial_order=0 page_price_ns=$price
 	afa-work -p seq $seq >/dev/null
 	afa-work -p seq $seq >/dev/null
 	wait_periods 1
 	eval o$price=$(stream_class_col "$(ino $seq)" rodata order)
+	fault_ns=$(kv fault_ns "$(grep '^# costs:' $STATS)")
 	rmmod autofaultaround
 done
 check "page_price_ns=0: a scan from order 0 grows to 5 or more ($o0)" \
 	test "${o0:-0}" -ge 5
-check "page_price_ns=1048576: the same scan stays at order 1 or less ($o1048576)" \
-	test -n "$o1048576" -a "${o1048576:-9}" -le 1
+if [ "${fault_ns:-0}" -gt 0 ] && [ $((fault_ns * 16)) -le 1048576 ]; then
+	check "page_price_ns=1048576: the same scan stays at order 1 or less ($o1048576)" \
+		test -n "$o1048576" -a "${o1048576:-9}" -le 1
+else
+	echo "control: SKIP page_price_ns=1048576: a fault costs fault_ns=${fault_ns:-?} here, more than 1/16 of the price, so growth may pay (order $o1048576)"
+fi
 
 # A broken kernel contract: the module stops setting windows, says so
 # once, and observes (the kernel's window from then on).
@@ -104,6 +123,19 @@ check "contract mismatch: stats show acting=0" \
 check "contract mismatch: logged once" \
 	test "$(dmesg | grep -c 'do not match do_fault_around() as this module knows it')" = 1
 check "contract mismatch: the kernel's window from then on (1025 +-4, got $got)" \
+	within "$got" 1025 4
+rmmod autofaultaround
+
+# A kernel whose contract the module does not know (test_contract_unknown
+# takes this one as such): one log line at load, and it observes from
+# the first fault (the kernel's window at every pinned order).
+modprobe autofaultaround min_order=9 test_contract_unknown=1
+got=$(kv minflt "$(afa-work -p seq $seq)")
+check "unknown contract: stats show acting=0" \
+	test "$(kv acting "$(head -n 1 $STATS)")" = 0
+check "unknown contract: says why, once" \
+	test "$(dmesg | grep -c "autofaultaround: kernel $(uname -r): the filemap_map_pages() window contract is known for .* only; observing, not setting windows")" = 1
+check "unknown contract: the kernel's window (1025 +-4, got $got)" \
 	within "$got" 1025 4
 rmmod autofaultaround
 check "no kernel report after the control tests" dmesg_clean
