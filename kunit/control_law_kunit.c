@@ -1707,31 +1707,81 @@ static void afa_ctl_faults_keep_trial_integral(struct kunit *test)
 /* ----- the span measured: afa_ctl_span(), afa_saving_*_span() ----- */
 
 /*
- * A span under twice the window changes nothing: the savings are the
- * window's, at every order, ratio and cost pair; so is an unknown span.
- * (A little more than the window is noise, not a folio.)
+ * A span from the window to under twice it changes nothing: the savings
+ * are the window's, at every order, ratio and cost pair; so is an
+ * unknown span.  (A little more than the window is noise, not a folio.)
  */
 static void afa_saving_span_at_window(struct kunit *test)
 {
 	static const u32 ratios[] = { 0, FRAC(1, 4), FRAC(1, 2), AFA_UNIT };
 	const struct afa_ctl_costs *c;
-	u32 order, r, k, m, span;
+	u32 order, r, k, span;
 
 	for (k = 0; k < ARRAY_SIZE(sweep_costs); k++) {
 		c = &sweep_costs[k];
 		for (order = 0; order <= AFA_ORDER_MAX; order++) {
 			for (r = 0; r < ARRAY_SIZE(ratios); r++) {
-				/* 0, then 2^m - 1: 1, 3, ... up to 2N - 1 */
-				for (m = 0; m <= order + 1; m++) {
-					span = (1U << m) - 1;
+				u32 n = 1U << order;
+
+				/* 0, then N, 3N/2 and 2N - 1 */
+				for (span = 0; span < 2 * n;
+				     span = span ? span + max(n / 2, 1U) : n) {
+					u32 m = min(span, 2 * n - 1);
+
 					KUNIT_ASSERT_EQ(test,
 							afa_saving_grow_span(order, ratios[r],
-									     span, c),
+									     m, c),
 							afa_saving_grow(order, ratios[r], c));
 					KUNIT_ASSERT_EQ(test,
 							afa_saving_shrink_span(order, ratios[r],
-									       span, c),
+									       m, c),
 							afa_saving_shrink(order, ratios[r], c));
+				}
+			}
+		}
+	}
+}
+
+/*
+ * A window that maps only part of itself (M < N: the rest not cached,
+ * or past the VMA) prices every order at that part: exactly a full
+ * window at that part of the page cost; and the smaller the part, the
+ * more a step up saves and the less a step down does.
+ */
+static void afa_saving_span_part(struct kunit *test)
+{
+	static const u32 ratios[] = { 0, FRAC(1, 4), FRAC(1, 2), AFA_UNIT };
+	struct afa_ctl_costs full = { 1000, 400 }, part = { 1000, 100 };
+	const struct afa_ctl_costs *c;
+	u32 order, r, k, m;
+
+	for (order = 2; order <= AFA_ORDER_MAX; order++) {
+		for (r = 0; r < ARRAY_SIZE(ratios); r++) {
+			KUNIT_EXPECT_EQ(test,
+					afa_saving_grow_span(order, ratios[r],
+							     1U << (order - 2), &full),
+					afa_saving_grow(order, ratios[r], &part));
+			KUNIT_EXPECT_EQ(test,
+					afa_saving_shrink_span(order, ratios[r],
+							       1U << (order - 2), &full),
+					afa_saving_shrink(order, ratios[r], &part));
+		}
+	}
+	for (k = 0; k < ARRAY_SIZE(sweep_costs); k++) {
+		c = &sweep_costs[k];
+		for (order = 1; order <= AFA_ORDER_MAX; order++) {
+			for (r = 0; r < ARRAY_SIZE(ratios); r++) {
+				for (m = 1; m < 1U << order; m <<= 1) {
+					KUNIT_ASSERT_GE(test,
+							afa_saving_grow_span(order, ratios[r],
+									     m, c),
+							afa_saving_grow_span(order, ratios[r],
+									     2 * m, c));
+					KUNIT_ASSERT_LE(test,
+							afa_saving_shrink_span(order, ratios[r],
+									       m, c),
+							afa_saving_shrink_span(order, ratios[r],
+									       2 * m, c));
 				}
 			}
 		}
@@ -1874,6 +1924,7 @@ static struct kunit_case afa_control_law_cases[] = {
 	KUNIT_CASE_PARAM(afa_ctl_converges_to_cost_optimum, plant_gen_params),
 	KUNIT_CASE(afa_ctl_lowered_max_still_shrinks),
 	KUNIT_CASE(afa_saving_span_at_window),
+	KUNIT_CASE(afa_saving_span_part),
 	KUNIT_CASE(afa_saving_span_folio),
 	KUNIT_CASE(afa_ctl_span_measured),
 	KUNIT_CASE(afa_ctl_span_holds_inside_folio),

@@ -17,7 +17,8 @@
  *	g = grow_hits / faults	a window of order n + 1 had served the fault
  *				(its buddy block is mapped already)
  *	t = trial_hits / trials	of the faults given order n - 1 on trial, the
- *				half left out was wanted by a following fault
+ *				half left out was wanted later (a fault in
+ *				it found the other half mapped), at most 1
  *
  * so that order n + 1 takes f * (1 - g) faults, and order n - 1 takes
  * f * (1 + t): a trial fault is the first of its window, and a wanted
@@ -26,15 +27,18 @@
  *	S+ = 1 - (1 - g) * (F + 2N * P) / (F + N * P)
  *	S- = 1 - (1 + t) * (F + N/2 * P) / (F + N * P)
  *
- * Where the kernel maps more than the window (a large folio is mapped
- * whole from 6.18; a PMD-sized one by filemap_map_pmd() before), the
- * pages a fault maps are not N: the probe measures them per stream (M
- * pages a fault at order n, afa_ctl_span()), and where M >= 2N each N
- * above becomes the pages that order maps at least, max(N, M),
- * max(2N, M) and max(N/2, M).  A window below the folios' size then
- * costs what the folio costs, and S- has no page saving to offer.  M
- * unknown (too few measured faults) or M < 2N (the window, less of it
- * cached, or a little noise): the windows' own N.
+ * The pages a fault maps are not always N, and the probe measures them
+ * per stream (M pages a fault at order n, afa_ctl_span()).  Where the
+ * kernel maps more than the window (a large folio is mapped whole from
+ * 6.18; a PMD-sized one by filemap_map_pmd() before), M >= 2N and each
+ * N above becomes the pages that order maps at least, max(N, M),
+ * max(2N, M) and max(N/2, M): a window below the folios' size costs what
+ * the folio costs, and S- has no page saving to offer.  Where the window
+ * maps only part of itself (its other pages are not cached, or lie past
+ * the VMA: program text of many small files), M < N and each order maps
+ * the same part of its window, N, 2N and N/2 times M/N.  M unknown (too
+ * few measured faults) or N <= M < 2N (the window, and a little noise):
+ * the windows' own N.
  *
  * and the law acts on the one that pays:
  *
@@ -168,30 +172,37 @@ static u32 afa_ctl_ratio(u32 part, u32 whole)
 #define AFA_SPAN_MAX		(1U << (AFA_ORDER_MAX + 1))
 
 /*
- * Cost of one fault of order @order at the window, or of @span pages if
- * more are mapped, without the fault count: F + max(N, M) * P.
+ * Cost of one fault at order @k, from the evidence taken at order @order
+ * (its window N = 2^@order) with the span @span measured there (M pages
+ * a fault; 0: unknown), without the fault count: F + pages * P, where
+ * the window of order k maps
+ *
+ *	2^k		M unknown, or N <= M < 2N (the window; a little
+ *			more is a ->fault page or another thread's, noise)
+ *	max(2^k, M)	M >= 2N: the kernel mapped more than it was asked
+ *			(a folio mapped whole), every window maps M at least
+ *	M * 2^k / N	M < N: the window maps only part of itself (the
+ *			rest is not cached, or past the VMA or the PTE
+ *			table), and so does a window of another order
+ *
+ * in units of 1/N ns, so that a part of a page is not rounded away; the
+ * savings are ratios of two costs at one @order.
  */
-static u64 afa_fault_cost(u32 order, u32 span, const struct afa_ctl_costs *c)
+static u64 afa_fault_cost(u32 order, u32 k, u32 span,
+			  const struct afa_ctl_costs *c)
 {
-	u32 fault_ns = clamp_t(u32, c->fault_ns, 1, AFA_COST_NS_MAX);
-	u32 page_ns = clamp_t(u32, c->page_ns, 1, AFA_COST_NS_MAX);
-	u32 pages = max(1U << min_t(u32, order, AFA_ORDER_MAX + 1),
-			min(span, AFA_SPAN_MAX));
+	u64 fault_ns = clamp_t(u32, c->fault_ns, 1, AFA_COST_NS_MAX);
+	u64 page_ns = clamp_t(u32, c->page_ns, 1, AFA_COST_NS_MAX);
+	u32 window = 1U << min_t(u32, order, AFA_ORDER_MAX + 1);
+	u32 pages = 1U << min_t(u32, k, AFA_ORDER_MAX + 1);
 
-	/* 2^20 + 2^10 * 2^20 < 2^31 for any order the law hands out. */
-	return fault_ns + (u64)page_ns * pages;
-}
-
-/*
- * The pages every window maps at least: the span measured at @order, if
- * it is twice that order's window or more (the kernel mapped more than
- * it was asked: folios mapped whole); else none, the windows' own.  A
- * span a little above the window is noise (a ->fault page, another
- * thread's pages), not a floor: it must not stop a shrink.
- */
-static u32 afa_span_floor(u32 order, u32 span)
-{
-	return span >= 2U << min_t(u32, order, AFA_ORDER_MAX + 1) ? span : 0;
+	span = min(span, AFA_SPAN_MAX);
+	/* Each term is below 2^20 * 2^10 * 2^10: the sum is < 2^41. */
+	if (span && span < window)
+		return fault_ns * window + page_ns * span * pages;
+	if (span >= 2 * window)
+		pages = max(pages, span);
+	return (fault_ns + page_ns * pages) * window;
 }
 
 /* 1 - @ratio (AFA_UNIT), as a saving in [-AFA_UNIT, AFA_UNIT]. */
@@ -207,7 +218,8 @@ static s32 afa_saving(u64 ratio)
  * @span:	pages a fault is measured to map at @order; 0: the window's
  * @c:		costs of a fault and of a page
  *
- * S+ = 1 - (1 - g) * (F + max(2N, M) * P) / (F + max(N, M) * P).
+ * S+ = 1 - (1 - g) * (F + pages(2N) * P) / (F + pages(N) * P), pages()
+ * as afa_fault_cost() counts them for the span @span.
  *
  * Return: the saving in AFA_UNIT, in [-AFA_UNIT, AFA_UNIT]: positive
  * when the larger window costs less.
@@ -215,12 +227,11 @@ static s32 afa_saving(u64 ratio)
 s32 afa_saving_grow_span(u32 order, u32 grow_ratio, u32 span,
 			 const struct afa_ctl_costs *c)
 {
-	u32 floor = afa_span_floor(order, span);
-	u64 now = afa_fault_cost(order, floor, c);
-	u64 next = afa_fault_cost(order + 1, floor, c);
+	u64 now = afa_fault_cost(order, order, span, c);
+	u64 next = afa_fault_cost(order, order + 1, span, c);
 	u32 left = AFA_UNIT - min_t(u32, grow_ratio, AFA_UNIT);
 
-	/* left <= 2^10 and next < 2^32: the product is < 2^42. */
+	/* left <= 2^10 and next < 2^41: the product is < 2^51. */
 	return afa_saving(div64_u64((u64)left * next, now));
 }
 
@@ -246,7 +257,8 @@ s32 afa_saving_grow(u32 order, u32 grow_ratio, const struct afa_ctl_costs *c)
  * @span:	pages a fault is measured to map at @order; 0: the window's
  * @c:		costs of a fault and of a page
  *
- * S- = 1 - (1 + t) * (F + max(N/2, M) * P) / (F + max(N, M) * P).
+ * S- = 1 - (1 + t) * (F + pages(N/2) * P) / (F + pages(N) * P), pages()
+ * as afa_fault_cost() counts them for the span @span.
  *
  * Return: the saving in AFA_UNIT, in [-AFA_UNIT, AFA_UNIT]: positive
  * when the smaller window costs less; -AFA_UNIT at order 0, where there
@@ -256,14 +268,13 @@ s32 afa_saving_shrink_span(u32 order, u32 trial_ratio, u32 span,
 			   const struct afa_ctl_costs *c)
 {
 	u32 more = AFA_UNIT + min_t(u32, trial_ratio, AFA_UNIT);
-	u32 floor = afa_span_floor(order, span);
 	u64 now, prev;
 
 	if (!order)
 		return -AFA_UNIT;
-	now = afa_fault_cost(order, floor, c);
-	prev = afa_fault_cost(order - 1, floor, c);
-	/* more <= 2^11 and prev < 2^32: the product is < 2^43. */
+	now = afa_fault_cost(order, order, span, c);
+	prev = afa_fault_cost(order, order - 1, span, c);
+	/* more <= 2^11 and prev < 2^41: the product is < 2^52. */
 	return afa_saving(div64_u64((u64)more * prev, now));
 }
 
