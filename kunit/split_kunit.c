@@ -55,7 +55,7 @@ static void afa_split_direction(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, afa_split_judge(&t, true, true), AFA_SPLIT_STAY);
 }
 
-/* The margins: between 1/16 and 1/2 a mapping stays in either lane. */
+/* The margins: between 1/64 and 1/2 a mapping stays in either lane. */
 static void afa_split_margins(struct kunit *test)
 {
 	struct afa_split_tally t;

@@ -11,9 +11,9 @@
  *     (contract.c);
  *  3. gather evidence for the law: does the page next to this window,
  *     inside the window of one order more, have a PTE already (then that
- *     larger window had served this fault)?  Did the last trial's left
- *     out half get wanted?  Is this fault due for a trial at one order
- *     less?
+ *     larger window had served this fault)?  Does the other half of this
+ *     window have one (then an earlier trial left this half out, and it
+ *     was wanted)?  Is this fault due for a trial at one order less?
  *  4. move the VMA to its file's other lane if its own evidence
  *     contradicts its lane's;
  *  5. write the window of the stream's order (or the trial's) over the
@@ -27,7 +27,7 @@
  * mapped, by its task's page counts (afa_span_note()).
  *
  * Fault path: per-CPU counters only, no locks, no allocation, no sleep;
- * one lockless PTE read (pte_peek.c).
+ * two lockless PTE reads (pte_peek.c).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -45,16 +45,6 @@
 #include "topology.h"
 #include "window.h"
 
-/* Trials waiting per CPU for the next faults of their stream. */
-#define AFA_NR_TRIALS		4
-
-/*
- * Faults of its stream a trial waits for.  A following access to the half
- * left out faults at once (sequential access: the very next fault); two
- * allow for a thread of the same process faulting in between.
- */
-#define AFA_TRIAL_FAULTS	2
-
 /*
  * Evidence a CPU gathers before it asks for a fold: two batches of the
  * default min_samples, so that a fresh process's evidence reaches the
@@ -71,6 +61,17 @@
 
 /* VMAs of this CPU remembered in lane 1, for when the cache refills. */
 #define AFA_NR_SPLIT_MEMO	4
+
+/*
+ * Trials of this CPU waiting to be counted, and the faults of its stream
+ * a trial waits for its half to be wanted before it counts as not.  A
+ * trial counts in `trials` only then, or at its hit, so that a batch does
+ * not count trials whose hits are still to come: early in a process a
+ * left-out half is wanted only some faults later.  A hit after the wait
+ * still counts, alone (its trial counted already).
+ */
+#define AFA_NR_TRIALS		8
+#define AFA_TRIAL_WAIT		32
 
 /* Owner of class evidence: a slot number past the table. */
 #define AFA_CLASS_OWNER(class)	(AFA_NR_STREAMS + 1 + (class))
@@ -120,21 +121,26 @@ struct afa_fault_stream {
 	bool split;			/* its file has two lanes */
 };
 
-/* A fault given half its window, waiting for its stream's next faults. */
+/* A trial waiting to be counted: its half left out, and whose it is. */
 struct afa_trial {
-	struct mm_struct *mm;	/* identity only */
-	u64 gap_start;		/* the half left out, file pages */
+	struct mm_struct *mm;		/* identity only */
+	struct afa_evidence *ev;	/* counters to count it in */
+	u64 gap_start;			/* the half left out, file pages */
 	u64 gap_end;
-	u16 owner;		/* slot, or AFA_CLASS_OWNER() */
-	u8 left;		/* faults of the owner still to come; 0: free */
+	u16 owner;			/* slot, or AFA_CLASS_OWNER() */
+	u8 left;			/* faults of the owner to wait; 0: free */
 };
 
-/* The last map_pages call of this CPU, for the ->fault hooks. */
+/*
+ * The last map_pages call of this CPU, for the ->fault hooks, and to
+ * know a fault taken again (after ->fault dropped its locks).
+ */
 struct afa_last_map {
 	struct task_struct *task;	/* identity only */
 	struct address_space *mapping;
 	pgoff_t pgoff;
 	struct afa_evidence *ev;	/* counters the call was counted in */
+	bool missed;			/* its miss was counted */
 };
 
 /*
@@ -155,11 +161,12 @@ struct afa_probe_cpu {
 	unsigned int cache_next;	/* next entry to overwrite */
 	struct afa_last_map last;
 	struct afa_span_mark span;
-	unsigned int trial_next;	/* next trial to overwrite */
 	unsigned int kick_credit;	/* evidence since the last kick */
 	unsigned int rare_count;	/* due trials of rare-trial streams */
 	unsigned int memo_next;		/* next memo to overwrite */
 	u32 rand;			/* xorshift32 state of trial gaps */
+	unsigned int trial_next;	/* next trial slot to take */
+	unsigned int trials_waiting;	/* slots in use */
 	struct afa_trial trial[AFA_NR_TRIALS];
 	/* VMAs this CPU moved to lane 1: identities, never dereferenced */
 	struct afa_vma_id memo[AFA_NR_SPLIT_MEMO];
@@ -372,32 +379,6 @@ static void afa_split_check(struct afa_probe_cpu *pc, struct vm_area_struct *vma
 }
 
 /*
- * Resolve this CPU's trial of @owner in @mm, if one waits.
- * Return: true when one did (this fault then judges, it is not tried).
- */
-static bool afa_trial_judge(struct afa_probe_cpu *pc, struct mm_struct *mm,
-			    u16 owner, pgoff_t pgoff, struct afa_evidence *ev)
-{
-	struct afa_trial *t;
-	bool judged = false;
-	unsigned int i;
-
-	for (i = 0; i < AFA_NR_TRIALS; i++) {
-		t = &pc->trial[i];
-		if (!t->left || t->owner != owner || t->mm != mm)
-			continue;
-		judged = true;
-		if (pgoff >= t->gap_start && pgoff <= t->gap_end) {
-			ev->trial_hits++;
-			t->left = 1;
-		}
-		if (!--t->left)
-			ev->trials++;
-	}
-	return judged;
-}
-
-/*
  * Trials a stream whose trials are rare skips: one in 16 of the usual,
  * one fault in 64 at the default sample_every.
  */
@@ -427,41 +408,121 @@ static bool afa_trial_due(struct afa_probe_cpu *pc, bool rare)
 	return !rare || !(++pc->rare_count % AFA_RARE_TRIALS);
 }
 
-/* Put this fault on trial at @order - 1: remember the half left out. */
-static bool afa_trial_start(struct afa_probe_cpu *pc, struct mm_struct *mm,
-			    u16 owner, const struct afa_fault_pos *pos,
-			    u8 order)
+/* The user address of file page @pgoff, in the VMA of @vmf's fault. */
+static unsigned long afa_page_addr(const struct vm_fault *vmf, u64 pgoff)
 {
-	struct afa_trial *t = &pc->trial[pc->trial_next++ % AFA_NR_TRIALS];
-	u64 gap_start, gap_end;
-
-	if (!afa_window_gap(pos, order, &gap_start, &gap_end))
-		return false;
-	/* A trial replaced before its stream faulted again tells nothing. */
-	*t = (struct afa_trial){
-		.mm = mm,
-		.gap_start = gap_start,
-		.gap_end = gap_end,
-		.owner = owner,
-		.left = AFA_TRIAL_FAULTS,
-	};
-	return true;
+	return vmf->address + ((long)(pgoff - vmf->pgoff) << PAGE_SHIFT);
 }
 
-/* Would the window of @order + 1 have served this fault? */
+/*
+ * Would the window of @order + 1 have served this fault?  Its page next to
+ * the window of @order is mapped already: an earlier fault mapped the
+ * other half of that larger window.
+ */
 static void afa_growth_test(struct vm_fault *vmf,
 			    const struct afa_fault_pos *pos, u8 order,
 			    struct afa_evidence *ev)
 {
-	unsigned long addr;
 	u64 buddy;
 
 	if (!afa_window_buddy(pos, order, &buddy))
 		return;
-	addr = vmf->address + ((long)(buddy - pos->pgoff) << PAGE_SHIFT);
 	ev->tested++;
-	if (afa_pte_mapped(vmf, addr))
+	if (afa_pte_mapped(vmf, afa_page_addr(vmf, buddy)))
 		ev->grow_hits++;
+}
+
+/*
+ * Count this CPU's waiting trials of @owner in @mm one fault closer to
+ * counting as not wanted, and the one whose half holds @pgoff as wanted:
+ * this fault is in the half it left out.  A trial is judged by its own
+ * half, whatever the owner's order is now: dropping the trials still
+ * waiting at a move dropped mostly the unwanted ones (a wanted half is
+ * wanted soon), and took the trial ratio of a stream that moves often
+ * far above its halves' (fresh-exec, 59-87% against 51%).
+ * Return: true when a waiting trial's half held @pgoff.
+ */
+static bool afa_trials_wait(struct afa_probe_cpu *pc, struct mm_struct *mm,
+			    u16 owner, pgoff_t pgoff)
+{
+	bool found = false;
+	struct afa_trial *t;
+	unsigned int i;
+
+	for (i = 0; i < AFA_NR_TRIALS; i++) {
+		t = &pc->trial[i];
+		if (!t->left || t->owner != owner || t->mm != mm)
+			continue;
+		if (!found && pgoff >= t->gap_start && pgoff <= t->gap_end) {
+			found = true;
+			t->ev->trial_hits++;
+			t->left = 1;
+		}
+		if (!--t->left) {
+			t->ev->trials++;
+			pc->trials_waiting--;
+		}
+	}
+	return found;
+}
+
+/*
+ * Was this fault's page left out by a trial?  The other half of the
+ * window of @order is mapped and this half is not: an earlier fault of
+ * the window on trial mapped only its own half, and this page of the
+ * half it left out is wanted now.  Judged by the page tables, a trial's
+ * half counts whenever it is wanted in the life of the mapping, not only
+ * by the next faults: program text, and random access over a whole
+ * file, want a left-out half late.  (A half mapped at another order
+ * before a move, or not cached when its window was mapped, counts too:
+ * it cost this fault all the same.)  A trial still waiting on this CPU
+ * is judged by its own half instead (afa_trials_wait()), and counts now.
+ * At @min_order the stream takes no trials: only those still waiting
+ * from above are looked for.
+ */
+static void afa_trial_test(struct afa_probe_cpu *pc, struct vm_fault *vmf,
+			   const struct afa_fault_pos *pos, u16 owner,
+			   u8 order, u8 min_order, struct afa_evidence *ev)
+{
+	u64 half;
+
+	if (pc->trials_waiting &&
+	    afa_trials_wait(pc, vmf->vma->vm_mm, owner, vmf->pgoff))
+		return;
+	if (order > min_order && afa_window_buddy(pos, order - 1, &half) &&
+	    afa_pte_mapped(vmf, afa_page_addr(vmf, half)))
+		ev->trial_hits++;
+}
+
+/*
+ * Put this fault on trial at @order - 1: it waits, with the half left
+ * out, to be counted.  A trial still waiting in the slot taken counts
+ * now, as not wanted so far.
+ * Return: false where the window of @order - 1 is no smaller.
+ */
+static bool afa_trial_start(struct afa_probe_cpu *pc, struct mm_struct *mm,
+			    const struct afa_fault_pos *pos, u16 owner,
+			    u8 order, struct afa_evidence *ev)
+{
+	struct afa_trial *t = &pc->trial[pc->trial_next % AFA_NR_TRIALS];
+	u64 gap_start, gap_end;
+
+	if (!afa_window_gap(pos, order, &gap_start, &gap_end))
+		return false;
+	pc->trial_next++;
+	if (t->left)
+		t->ev->trials++;
+	else
+		pc->trials_waiting++;
+	*t = (struct afa_trial){
+		.mm = mm,
+		.ev = ev,
+		.gap_start = gap_start,
+		.gap_end = gap_end,
+		.owner = owner,
+		.left = AFA_TRIAL_WAIT,
+	};
+	return true;
 }
 
 /* Write the window of @order over the arguments, if allowed and sane. */
@@ -533,28 +594,38 @@ static u32 afa_learn_and_act(struct afa_probe_cpu *pc, struct vm_fault *vmf,
 			     const struct afa_fault_pos *pos,
 			     const struct afa_fault_stream *fs, u32 nr_pages)
 {
-	struct mm_struct *mm = vmf->vma->vm_mm;
+	/*
+	 * The same fault again, retried after ->fault dropped its locks for
+	 * I/O (with or without FAULT_FLAG_TRIED: a fault under the VMA lock
+	 * retries under mmap_lock without it), finds the pages its first
+	 * call mapped around its own uncached page: no trial left them out.
+	 */
+	bool again = pc->last.task == current &&
+		     pc->last.mapping == vmf->vma->vm_file->f_mapping &&
+		     pc->last.pgoff == vmf->pgoff;
 	struct afa_evidence *ev = afa_split_evidence(fs);
 	u32 outcomes = ev->tested + ev->trials;
 	u32 hits = ev->grow_hits + ev->trial_hits;
 	u8 max_order = READ_ONCE(afa_limits.max_order);
+	u8 min_order = READ_ONCE(afa_limits.min_order);
 	u8 order = fs->order, apply = order;
-	bool judged;
 
-	judged = afa_trial_judge(pc, mm, fs->owner, vmf->pgoff, ev);
 	if (order < max_order)
 		afa_growth_test(vmf, pos, order, ev);
+	if (!again)
+		afa_trial_test(pc, vmf, pos, fs->owner, order, min_order, ev);
+	/*
+	 * Rare trials, but at max_order not before the VMA's first verdict:
+	 * there trials are its only outcomes (split.h).  A trial only where
+	 * the window of one order less is smaller (not clamped to the same).
+	 */
+	if (order > min_order &&
+	    afa_trial_due(pc, fs->rare && (fs->c->judged || order < max_order)) &&
+	    afa_trial_start(pc, vmf->vma->vm_mm, pos, fs->owner, order, ev))
+		apply = order - 1;
 	if (fs->slot)
 		afa_split_check(pc, vmf->vma, fs, ev->tested + ev->trials - outcomes,
 				ev->grow_hits + ev->trial_hits - hits);
-	/*
-	 * Rare trials, but at max_order not before the VMA's first verdict:
-	 * there trials are its only outcomes (split.h).
-	 */
-	if (!judged && order > READ_ONCE(afa_limits.min_order) &&
-	    afa_trial_due(pc, fs->rare && (fs->c->judged || order < max_order)) &&
-	    afa_trial_start(pc, mm, fs->owner, pos, order))
-		apply = order - 1;
 	if (++pc->kick_credit >= AFA_KICK_EVIDENCE) {
 		pc->kick_credit = 0;
 		afa_period_kick();
@@ -608,7 +679,8 @@ static void afa_map_enter(struct pt_regs *regs)
  *
  * A read fault that map_pages did not serve goes on to ->fault on the
  * same task.  It is this CPU's last map_pages call's miss when the task,
- * file and page match; the record is consumed.  ->fault without
+ * file and page match, once (the record stays: a retry of the fault
+ * finds it, afa_learn_and_act()).  ->fault without
  * fault-around (write faults, fault-around off) and misses whose task
  * moved to another CPU in between do not match: those calls count as
  * hits.
@@ -620,9 +692,9 @@ void afa_probe_fault(struct address_space *mapping, pgoff_t pgoff)
 	this_cpu_inc(afa_count.filemap_faults);
 	afa_period_wake();
 	if (last->task != current || last->mapping != mapping ||
-	    last->pgoff != pgoff)
+	    last->pgoff != pgoff || last->missed)
 		return;
-	last->task = NULL;
+	last->missed = true;
 	last->ev->misses++;
 }
 

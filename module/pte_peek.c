@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * One lockless PTE read, the module's only look at page tables: is a
- * page next to the fault mapped already?  The growth test of probe.c asks
- * it about the page a window twice as large would add.
+ * A lockless PTE read, the module's only look at page tables: is a page
+ * next to the fault mapped already?  Probe.c asks it twice a fault: its
+ * growth test about the page a window twice as large would add, its
+ * trial test about the other half of the fault's own window.
  *
  * It mirrors __pte_offset_map() of mm/pgtable-generic.c (6.12), which a
  * module cannot call: read the PMD once with pmdp_get_lockless(), give up

@@ -17,7 +17,7 @@
  * is judged against its lane after AFA_SPLIT_OUTCOMES outcomes, and again
  * each time its outcomes double, on all of them:
  *
- *	d <  1/16  in a dense lane:	a sparse mapping, it changes lanes
+ *	d <  1/64  in a dense lane:	a sparse mapping, it changes lanes
  *	d >= 1/2   in a sparse lane:	a dense mapping, it changes lanes
  *
  * and its tally restarts when it moves.  The margins on either side of
@@ -25,7 +25,8 @@
  * mapping that behaves like its lane where it is: one whose true density
  * is 1/10 (dense random access early in a process, before much of the
  * file is mapped) leaves a dense lane at its first verdict with a chance
- * of 3% (no hit in 32), and less at every later one; the chance that some
+ * of 3% (no hit in 32; with d < 1/16, where one hit in 32 was sparse
+ * too, the chance was 16%), and less at every later one; the chance that some
  * verdict moves it shrinks as its evidence grows, instead of adding up
  * over fixed-size verdicts.  A lane without evidence at its order yet
  * judges nobody.  At max_order, where there is no growth test and
@@ -58,7 +59,7 @@
 
 /* The lanes' threshold, and the margins a mapping must pass to move. */
 #define AFA_SPLIT_DENSE		(AFA_UNIT / 4)
-#define AFA_SPLIT_SPARSE_SHIFT	4	/* d < 1/16: sparse */
+#define AFA_SPLIT_SPARSE_SHIFT	6	/* d < 1/64: sparse */
 #define AFA_SPLIT_DENSE_SHIFT	1	/* d >= 1/2: dense */
 
 /* What a mapping's tally says. */

@@ -2,7 +2,10 @@
 /*
  * afa-work: touch a file mapping in a chosen pattern and report the
  * minor faults it took, the signal fault-around changes.  With -t N, N
- * threads share each pass's mapping and split its touches.
+ * threads share each pass's mapping and split its touches.  It also
+ * reports how often the touching thread (thread 0) moved to another CPU
+ * during the pass: the module keeps a mapping's tally per CPU, so a
+ * move restarts it (module/split.h).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -14,9 +17,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/perf_event.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -193,6 +198,32 @@ static size_t *random_order(size_t n, unsigned int seed)
 	return idx;
 }
 
+/*
+ * A counter of this thread's CPU migrations, or -1 where the kernel has
+ * no perf events (then every pass reports migrations=-1).
+ */
+static int migrations_open(void)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE,
+		.size = sizeof(attr),
+		.config = PERF_COUNT_SW_CPU_MIGRATIONS,
+	};
+
+	return syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
+}
+
+static long long migrations_now(int fd)
+{
+	uint64_t n;
+
+	if (fd < 0)
+		return -1;
+	if (read(fd, &n, sizeof(n)) != sizeof(n))
+		fatal("read of the migration counter: %s", strerror(errno));
+	return n;
+}
+
 /* One pass's touches, split between its threads. */
 struct job {
 	const volatile char *map;
@@ -276,9 +307,10 @@ static void stop_threads(void)
 
 /* One pass: map, touch, report, hold, unmap. */
 static void *run_pass(const struct opts *o, int fd, size_t len, void *hint,
-		      const size_t *rand_idx, unsigned int phase,
+		      const size_t *rand_idx, int mig_fd, unsigned int phase,
 		      unsigned int pass)
 {
+	long long mig0, mig1;
 	enum pattern pattern = o->phase[phase].pattern;
 	size_t page = sysconf(_SC_PAGESIZE), touched;
 	long flt0, flt1;
@@ -298,14 +330,17 @@ static void *run_pass(const struct opts *o, int fd, size_t len, void *hint,
 					 len / page;
 	touched = job.nr;
 
+	mig0 = migrations_now(mig_fd);
 	flt0 = minflt_now();
 	t0 = now_ns();
 	run_job();
 	t1 = now_ns();
 	flt1 = minflt_now();
+	mig1 = migrations_now(mig_fd);
 
-	printf("phase=%u pass=%u pages=%zu minflt=%ld ns=%llu\n", phase, pass,
-	       touched, flt1 - flt0, (unsigned long long)(t1 - t0));
+	printf("phase=%u pass=%u pages=%zu minflt=%ld ns=%llu migrations=%lld\n",
+	       phase, pass, touched, flt1 - flt0, (unsigned long long)(t1 - t0),
+	       mig_fd < 0 ? -1 : mig1 - mig0);
 	fflush(stdout);
 	if (o->hold_ms)
 		usleep(o->hold_ms * 1000);
@@ -321,7 +356,7 @@ int main(int argc, char **argv)
 	void *hint = NULL;
 	struct opts o;
 	struct stat st;
-	int fd;
+	int fd, mig_fd;
 
 	parse_opts(argc, argv, &o);
 	if (o.stride < page)
@@ -342,13 +377,16 @@ int main(int argc, char **argv)
 	for (phase = 0; phase < o.nr_phases; phase++)
 		if (o.phase[phase].pattern == PAT_RAND && !rand_idx)
 			rand_idx = random_order(len / page, o.seed);
+	mig_fd = migrations_open();
 	start_threads(o.threads);
 
 	for (phase = 0; phase < o.nr_phases; phase++)
 		for (pass = 0; pass < o.phase[phase].passes; pass++)
 			hint = run_pass(&o, fd, len, hint, rand_idx,
-					phase, pass);
+					mig_fd, phase, pass);
 	stop_threads();
+	if (mig_fd >= 0)
+		close(mig_fd);
 	free(rand_idx);
 	close(fd);
 	return 0;

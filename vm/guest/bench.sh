@@ -185,8 +185,8 @@ state() {
 			printf "BENCH-STATE wl=%s rep=%s what=class name=%s order=%s faults=%s\n",
 				wl, rep, $1, $cc["order"], $cc["faults"] }
 		mode == "s" && ($sc["ino"] in name) && $sc["dev"] == dev {
-			printf "BENCH-STATE wl=%s rep=%s what=stream name=%s/%s lane=%s order=%s faults=%s\n",
-				wl, rep, $sc["class"], name[$sc["ino"]], $sc["lane"], $sc["order"], $sc["faults"] }
+			printf "BENCH-STATE wl=%s rep=%s what=stream name=%s/%s lane=%s order=%s faults=%s grow=%s trial=%s\n",
+				wl, rep, $sc["class"], name[$sc["ino"]], $sc["lane"], $sc["order"], $sc["faults"], $sc["grow%"], $sc["trial%"] }
 	' $STATS
 }
 

@@ -38,8 +38,10 @@ check "faults count in the domain of the faulting CPU (node $lnode: $got >= 1)" 
 
 # folds run only while there are faults: an idle machine is left idle.
 # The commands of the check itself (sleep, head) fault and wake the
-# worker a few times; what must not happen is folds that grow with the
+# worker a few times (each move of a window lets 8 more folds run at
+# once, period.c); what must not happen is folds that grow with the
 # idle time (this module's 50 ms period would add 120 over 6 s).
+# Measured: 0 to 3 more over the 6 s, 4 once in CI.
 idle_folds() {
 	a=$(periods)
 	sleep "$1"
@@ -49,8 +51,8 @@ idle_folds() {
 sleep 1
 short=$(idle_folds 1)
 long=$(idle_folds 7)
-check "an idle machine is left idle: $short folds around 1 idle second, $long around 7 (at most 3 more)" \
-	test "$long" -le $((short + 3))
+check "an idle machine is left idle: $short folds around 1 idle second, $long around 7 (at most 6 more)" \
+	test "$long" -le $((short + 6))
 
 # a light fault load for the recordings below: the worker runs only then
 cat >/tmp/faulting.sh <<EOS
@@ -69,17 +71,32 @@ EOS
 # some picks no core is wholly idle (measured: 80% to 97% idle_core or
 # previous, up to 3 fallbacks in 143); a pick that ignored idleness
 # (always local) or preferred busy CPUs fails both bounds.
+# The premise is measured: the machine's idle share over the recording
+# (/proc/stat, idle and iowait of all CPUs; 88% on Debian's 6.12).  On
+# the PREEMPT_RT debug kernel under TCG the same light load keeps the
+# CPUs mostly busy (9% to 69% idle at the picks); below 75% the two
+# checks are skipped, saying so.
+cpu_ticks() {
+	awk '$1 == "cpu" { t = 0; for (i = 2; i <= NF; i++) t += $i; print $5 + $6, t }' /proc/stat
+}
+t0=$(cpu_ticks)
 trace-cmd record -q -e autofaultaround:afa_work_cpu -o /tmp/work.dat sh /tmp/faulting.sh >/dev/null
+t1=$(cpu_ticks)
+idle_pct=$(echo "$t0 $t1" | awk '{ t = $4 - $2; print (t > 0 ? int(100 * ($3 - $1) / t) : 0) }')
 trace-cmd report -i /tmp/work.dat 2>/dev/null >/tmp/work.txt
 n=$(grep -c 'afa_work_cpu:' /tmp/work.txt)
 idle=$(grep -c 'reason=\(idle_core\|previous\)' /tmp/work.txt)
 fb=$(grep -c 'reason=fallback_local' /tmp/work.txt)
-echo "afa_work_cpu: $n events, $idle on an idle core or the previous idle CPU, $fb fallbacks"
+echo "afa_work_cpu: $n events, $idle on an idle core or the previous idle CPU, $fb fallbacks; the machine $idle_pct% idle"
 grep 'afa_work_cpu:' /tmp/work.txt | tail -n 3
-check "the work runs on an idle core when the machine is idle ($idle of $n, at least half)" \
-	test "$n" -gt 5 -a $((idle * 2)) -ge "$n"
-check "... and falls back to the local CPU rarely ($fb of $n, at most 1 in 10)" \
-	test "$n" -gt 5 -a $((fb * 10)) -le "$n"
+if [ "$idle_pct" -ge 75 ]; then
+	check "the work runs on an idle core when the machine is idle ($idle of $n, at least half)" \
+		test "$n" -gt 5 -a $((idle * 2)) -ge "$n"
+	check "... and falls back to the local CPU rarely ($fb of $n, at most 1 in 10)" \
+		test "$n" -gt 5 -a $((fb * 10)) -le "$n"
+else
+	echo "topology: SKIP the idle-core picks: the machine was $idle_pct% idle during the recording, not idle (75% or more)"
+fi
 # with both threads of CPU 0's core busy, the work moves to another,
 # idle core
 if [ "$(echo "$smt" | tr ',-' '  ' | wc -w)" -ge 2 ] && [ "$ncpu" -ge 4 ]; then
