@@ -9,6 +9,12 @@
 #                             say why not on stderr and exit 1; never builds
 #   debug-kernel.sh --dir     print where the build directory is
 #
+# AFA_DEBUG_RT=1 selects the PREEMPT_RT flavour (make debug-kernel-rt):
+# scripts/debug-kernel-rt.config merged over the same fragment, its own
+# build directory, the same checks.  Debian's -rt kernel has no lockdep
+# and no DEBUG_ATOMIC_SLEEP; this one has both, so a sleeping lock taken
+# in atomic context is reported, not only broken under contention.
+#
 # The source tree is the one scripts/srctree.sh unpacks and KUnit shares:
 # the build is out of tree (O=), never touches the tree, and holds the
 # tree's KUnit lock so that the two never run make in it at once.  The
@@ -24,9 +30,15 @@
 # include/config/kernel.release.
 . "$(dirname "$0")/lib.sh"
 
-build=$AFA_CACHE/debug-kernel-$AFA_SRC_SERIES
-frag=$AFA_TOP/scripts/debug-kernel.config
-log=$AFA_TOP/build/debug-kernel.log
+if [ -n "$AFA_DEBUG_RT" ]; then
+	flavour=rt-
+	frags="$AFA_TOP/scripts/debug-kernel.config $AFA_TOP/scripts/debug-kernel-rt.config"
+else
+	flavour=
+	frags=$AFA_TOP/scripts/debug-kernel.config
+fi
+build=$AFA_CACHE/debug-kernel-$flavour$AFA_SRC_SERIES
+log=$AFA_TOP/build/debug-kernel-${flavour}log
 # what the stamp covers besides the fragment: bump when the recipe changes
 recipe="allnoconfig+fragment+olddefconfig all modules_install v1"
 
@@ -34,7 +46,8 @@ want_stamp() {
 	local srcver
 	srcver=$(dpkg-query -W -f='${Version}' "linux-source-$AFA_SRC_SERIES" 2>/dev/null) ||
 		return 1
-	echo "$srcver $({ echo "$recipe"; cat "$frag"; } | sha256sum | cut -c1-16)"
+	# shellcheck disable=SC2086 # $frags is a list of paths without blanks
+	echo "$srcver $({ echo "$recipe"; cat $frags; } | sha256sum | cut -c1-16)"
 }
 
 # cached: the build directory holds a complete build of this fragment
@@ -101,21 +114,29 @@ if [ "${have%% *}" != "${want%% *}" ]; then
 fi
 rm -f "$build/.afa-debug-stamp"
 
-echo "debug-kernel: building Linux $AFA_SRC_SERIES with KASAN, lockdep, kmemleak in $build" >&2
+echo "debug-kernel: building Linux $AFA_SRC_SERIES ${flavour:+(PREEMPT_RT) }with KASAN, lockdep, kmemleak in $build" >&2
 echo "debug-kernel: (nice -n 19, -j$(nproc); the first build takes a while; log in $log)" >&2
 start=$(date +%s)
 kmake() {
 	nice -n 19 make -C "$tree" O="$build" -j"$(nproc)" "$@"
 }
+# shellcheck disable=SC2086 # $frags: paths without blanks
 {
 	kmake allnoconfig &&
-	(cd "$build" && "$tree/scripts/kconfig/merge_config.sh" -m -O "$build" .config "$frag") &&
+	(cd "$build" && "$tree/scripts/kconfig/merge_config.sh" -m -O "$build" .config $frags) &&
 	kmake olddefconfig
 } >"$log" 2>&1 || { tail -n 30 "$log" >&2; die "configuring the debug kernel failed (log: $log)"; }
 
-# Every line of the fragment, as written, in .config ("is not set" may
-# also be absent, for a symbol whose dependencies are off).
+# Every line of the fragments, as written, in .config ("is not set" may
+# also be absent, for a symbol whose dependencies are off); where the
+# -rt fragment sets a symbol again, its line is the one that counts.
 bad=
+# shellcheck disable=SC2086
+lines=$(cat $frags | awk '/^CONFIG_|^# CONFIG_.* is not set$/ {
+	sym = $0; sub(/^# /, "", sym); sub(/[= ].*/, "", sym)
+	if (!(sym in at)) order[n++] = sym
+	at[sym] = $0
+} END { for (i = 0; i < n; i++) print at[order[i]] }')
 while IFS= read -r line; do
 	case "$line" in
 	CONFIG_*=*)
@@ -129,8 +150,8 @@ while IFS= read -r line; do
   want '$line', have '$(grep "^$sym=" "$build/.config")'"
 		;;
 	esac
-done <"$frag"
-[ -z "$bad" ] || die "the debug kernel's .config does not have what $frag asks for:$bad"
+done <<<"$lines"
+[ -z "$bad" ] || die "the debug kernel's .config does not have what $frags asks for:$bad"
 
 {
 	kmake all &&
