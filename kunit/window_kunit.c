@@ -79,6 +79,25 @@ static struct afa_fault_pos sweep_pos(u64 vma_len, unsigned int pte_off)
 	};
 }
 
+/* Run @check on every position of the sweep, at orders @lo to @hi. */
+static void afa_window_sweep(struct kunit *test, unsigned int pte_step,
+			     unsigned int lo, unsigned int hi,
+			     void (*check)(struct kunit *test,
+					   const struct afa_fault_pos *pos,
+					   unsigned int order))
+{
+	unsigned int i, pte_off, order;
+
+	for (i = 0; i < ARRAY_SIZE(sweep_vma_lens); i++)
+		for (pte_off = 0; pte_off < PTRS; pte_off += pte_step)
+			for (order = lo; order <= hi; order++) {
+				struct afa_fault_pos pos =
+					sweep_pos(sweep_vma_lens[i], pte_off);
+
+				check(test, &pos, order);
+			}
+}
+
 /* The invariants of one window. */
 static void afa_window_check_one(struct kunit *test,
 				 const struct afa_fault_pos *pos,
@@ -102,16 +121,7 @@ static void afa_window_check_one(struct kunit *test,
 /* Over a sweep of faults, VMAs and orders, every invariant holds. */
 static void afa_window_invariants(struct kunit *test)
 {
-	unsigned int i, pte_off, order;
-
-	for (i = 0; i < ARRAY_SIZE(sweep_vma_lens); i++)
-		for (pte_off = 0; pte_off < PTRS; pte_off += 37)
-			for (order = 0; order <= 9; order++) {
-				struct afa_fault_pos pos =
-					sweep_pos(sweep_vma_lens[i], pte_off);
-
-				afa_window_check_one(test, &pos, order);
-			}
+	afa_window_sweep(test, 37, 0, 9, afa_window_check_one);
 }
 
 /* A larger order never gives a smaller window. */
@@ -217,17 +227,7 @@ static void afa_window_check_gap(struct kunit *test,
 
 static void afa_window_gap_between_orders(struct kunit *test)
 {
-	unsigned int i, pte_off, order;
-
-	for (i = 0; i < ARRAY_SIZE(sweep_vma_lens); i++) {
-		for (pte_off = 0; pte_off < PTRS; pte_off += 13) {
-			struct afa_fault_pos pos =
-				sweep_pos(sweep_vma_lens[i], pte_off);
-
-			for (order = 1; order <= 10; order++)
-				afa_window_check_gap(test, &pos, order);
-		}
-	}
+	afa_window_sweep(test, 13, 1, 10, afa_window_check_gap);
 }
 
 /* ----- afa_window_buddy(): the page a growth test reads ----- */
@@ -302,17 +302,51 @@ static void afa_window_check_buddy(struct kunit *test,
 
 static void afa_window_buddy_between_orders(struct kunit *test)
 {
-	unsigned int i, pte_off, order;
+	afa_window_sweep(test, 13, 0, 10, afa_window_check_buddy);
+}
 
-	for (i = 0; i < ARRAY_SIZE(sweep_vma_lens); i++) {
-		for (pte_off = 0; pte_off < PTRS; pte_off += 13) {
-			struct afa_fault_pos pos =
-				sweep_pos(sweep_vma_lens[i], pte_off);
+/* ----- afa_windows(): the three windows of a call, computed once ----- */
 
-			for (order = 0; order <= 10; order++)
-				afa_window_check_buddy(test, &pos, order);
-		}
+/*
+ * Over the sweep: what the probe asks of the windows computed once (the
+ * growth test's buddy, the trial test's half, the trial's gap, the
+ * window applied) is what the per-order functions answer.
+ */
+static void afa_windows_check_one(struct kunit *test,
+				  const struct afa_fault_pos *pos,
+				  unsigned int order)
+{
+	u64 start, end, a, b, c, d;
+	struct afa_windows w;
+	bool ok;
+
+	afa_windows(pos, order, &w);
+	afa_window(pos, order, &start, &end);
+	KUNIT_ASSERT_EQ(test, w.start[1], start);
+	KUNIT_ASSERT_EQ(test, w.end[1], end);
+	afa_window(pos, order ? order - 1 : 0, &start, &end);
+	KUNIT_ASSERT_EQ(test, w.start[0], start);
+	KUNIT_ASSERT_EQ(test, w.end[0], end);
+
+	ok = afa_window_buddy(pos, order, &a);
+	KUNIT_ASSERT_EQ(test, afa_windows_buddy(&w, 1, &b), ok);
+	if (ok)
+		KUNIT_ASSERT_EQ(test, a, b);
+	ok = order && afa_window_buddy(pos, order - 1, &a);
+	KUNIT_ASSERT_EQ(test, afa_windows_buddy(&w, 0, &b), ok);
+	if (ok)
+		KUNIT_ASSERT_EQ(test, a, b);
+	ok = afa_window_gap(pos, order, &a, &b);
+	KUNIT_ASSERT_EQ(test, afa_windows_gap(&w, &c, &d), ok);
+	if (ok) {
+		KUNIT_ASSERT_EQ(test, a, c);
+		KUNIT_ASSERT_EQ(test, b, d);
 	}
+}
+
+static void afa_windows_once_as_per_order(struct kunit *test)
+{
+	afa_window_sweep(test, 13, 0, 10, afa_windows_check_one);
 }
 
 /* ----- afa_window_sane() ----- */
@@ -362,6 +396,7 @@ static struct kunit_case afa_window_cases[] = {
 	KUNIT_CASE(afa_window_gap_between_orders),
 	KUNIT_CASE_PARAM(afa_window_buddy_table, buddy_gen_params),
 	KUNIT_CASE(afa_window_buddy_between_orders),
+	KUNIT_CASE(afa_windows_once_as_per_order),
 	KUNIT_CASE_PARAM(afa_window_sane_table, sane_gen_params),
 	{}
 };

@@ -71,9 +71,6 @@ void afa_probe_exit(void);
 unsigned long afa_probe_nmissed(void);
 void afa_probe_fault(struct address_space *mapping, pgoff_t pgoff);
 
-/* pte_peek.c */
-bool afa_pte_mapped(struct vm_fault *vmf, unsigned long addr);
-
 /* contract.c */
 bool afa_contract_init(void);
 bool afa_kernel_window_ok(const struct afa_fault_pos *pos, u64 start,

@@ -27,7 +27,7 @@
  * mapped, by its task's page counts (afa_span_note()).
  *
  * Fault path: per-CPU counters only, no locks, no allocation, no sleep;
- * two lockless PTE reads (pte_peek.c).
+ * two lockless PTE reads through one PMD read (pte_peek.c).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -42,6 +42,7 @@
 #include "compat.h"
 #include "split.h"
 #include "stream.h"
+#include "pte_peek.h"
 #include "topology.h"
 #include "window.h"
 
@@ -408,6 +409,17 @@ static bool afa_trial_due(struct afa_probe_cpu *pc, bool rare)
 	return !rare || !(++pc->rare_count % AFA_RARE_TRIALS);
 }
 
+/*
+ * One map_pages call the module steers: its fault, the windows of the
+ * stream's order and its two neighbours, computed once, and the fault's
+ * PTE table, read at most once, for every question the call asks.
+ */
+struct afa_call {
+	struct vm_fault *vmf;
+	struct afa_windows w;
+	struct afa_pte_table table;
+};
+
 /* The user address of file page @pgoff, in the VMA of @vmf's fault. */
 static unsigned long afa_page_addr(const struct vm_fault *vmf, u64 pgoff)
 {
@@ -419,16 +431,14 @@ static unsigned long afa_page_addr(const struct vm_fault *vmf, u64 pgoff)
  * the window of @order is mapped already: an earlier fault mapped the
  * other half of that larger window.
  */
-static void afa_growth_test(struct vm_fault *vmf,
-			    const struct afa_fault_pos *pos, u8 order,
-			    struct afa_evidence *ev)
+static void afa_growth_test(struct afa_call *c, struct afa_evidence *ev)
 {
 	u64 buddy;
 
-	if (!afa_window_buddy(pos, order, &buddy))
+	if (!afa_windows_buddy(&c->w, 1, &buddy))
 		return;
 	ev->tested++;
-	if (afa_pte_mapped(vmf, afa_page_addr(vmf, buddy)))
+	if (afa_pte_mapped(&c->table, c->vmf, afa_page_addr(c->vmf, buddy)))
 		ev->grow_hits++;
 }
 
@@ -480,17 +490,18 @@ static bool afa_trials_wait(struct afa_probe_cpu *pc, struct mm_struct *mm,
  * At @min_order the stream takes no trials: only those still waiting
  * from above are looked for.
  */
-static void afa_trial_test(struct afa_probe_cpu *pc, struct vm_fault *vmf,
-			   const struct afa_fault_pos *pos, u16 owner,
-			   u8 order, u8 min_order, struct afa_evidence *ev)
+static void afa_trial_test(struct afa_probe_cpu *pc, struct afa_call *c,
+			   u16 owner, u8 order, u8 min_order,
+			   struct afa_evidence *ev)
 {
+	struct vm_fault *vmf = c->vmf;
 	u64 half;
 
 	if (pc->trials_waiting &&
 	    afa_trials_wait(pc, vmf->vma->vm_mm, owner, vmf->pgoff))
 		return;
-	if (order > min_order && afa_window_buddy(pos, order - 1, &half) &&
-	    afa_pte_mapped(vmf, afa_page_addr(vmf, half)))
+	if (order > min_order && afa_windows_buddy(&c->w, 0, &half) &&
+	    afa_pte_mapped(&c->table, vmf, afa_page_addr(vmf, half)))
 		ev->trial_hits++;
 }
 
@@ -501,13 +512,13 @@ static void afa_trial_test(struct afa_probe_cpu *pc, struct vm_fault *vmf,
  * Return: false where the window of @order - 1 is no smaller.
  */
 static bool afa_trial_start(struct afa_probe_cpu *pc, struct mm_struct *mm,
-			    const struct afa_fault_pos *pos, u16 owner,
-			    u8 order, struct afa_evidence *ev)
+			    const struct afa_call *c, u16 owner,
+			    struct afa_evidence *ev)
 {
 	struct afa_trial *t = &pc->trial[pc->trial_next % AFA_NR_TRIALS];
 	u64 gap_start, gap_end;
 
-	if (!afa_window_gap(pos, order, &gap_start, &gap_end))
+	if (!afa_windows_gap(&c->w, &gap_start, &gap_end))
 		return false;
 	pc->trial_next++;
 	if (t->left)
@@ -525,16 +536,16 @@ static bool afa_trial_start(struct afa_probe_cpu *pc, struct mm_struct *mm,
 	return true;
 }
 
-/* Write the window of @order over the arguments, if allowed and sane. */
+/*
+ * Write the window [@start, @end] over the arguments, if allowed and sane.
+ * Return: the pages of the window the kernel will map.
+ */
 static u32 afa_actuate(struct pt_regs *regs, const struct afa_fault_pos *pos,
-		       u8 order, bool calibration, u32 kernel_pages)
+		       u64 start, u64 end, bool calibration, u32 kernel_pages)
 {
-	u64 start, end;
-
 	if (!READ_ONCE(afa_limits.act) ||
 	    (!calibration && !READ_ONCE(afa_enabled)))
 		return kernel_pages;
-	afa_window(pos, order, &start, &end);
 	if (!afa_window_sane(pos, start, end) ||
 	    !afa_arch_set_window(regs, start, end))
 		return kernel_pages;
@@ -608,12 +619,18 @@ static u32 afa_learn_and_act(struct afa_probe_cpu *pc, struct vm_fault *vmf,
 	u32 hits = ev->grow_hits + ev->trial_hits;
 	u8 max_order = READ_ONCE(afa_limits.max_order);
 	u8 min_order = READ_ONCE(afa_limits.min_order);
-	u8 order = fs->order, apply = order;
+	u8 order = fs->order;
+	struct afa_call c = {
+		.vmf = vmf,
+		.table.state = AFA_PTE_UNREAD,
+	};
+	unsigned int apply = 1;		/* the stream's window, c.w's [1] */
 
+	afa_windows(pos, order, &c.w);
 	if (order < max_order)
-		afa_growth_test(vmf, pos, order, ev);
+		afa_growth_test(&c, ev);
 	if (!again)
-		afa_trial_test(pc, vmf, pos, fs->owner, order, min_order, ev);
+		afa_trial_test(pc, &c, fs->owner, order, min_order, ev);
 	/*
 	 * Rare trials, but at max_order not before the VMA's first verdict:
 	 * there trials are its only outcomes (split.h).  A trial only where
@@ -621,8 +638,8 @@ static u32 afa_learn_and_act(struct afa_probe_cpu *pc, struct vm_fault *vmf,
 	 */
 	if (order > min_order &&
 	    afa_trial_due(pc, fs->rare && (fs->c->judged || order < max_order)) &&
-	    afa_trial_start(pc, vmf->vma->vm_mm, pos, fs->owner, order, ev))
-		apply = order - 1;
+	    afa_trial_start(pc, vmf->vma->vm_mm, &c, fs->owner, ev))
+		apply = 0;
 	if (fs->slot)
 		afa_split_check(pc, vmf->vma, fs, ev->tested + ev->trials - outcomes,
 				ev->grow_hits + ev->trial_hits - hits);
@@ -630,7 +647,8 @@ static u32 afa_learn_and_act(struct afa_probe_cpu *pc, struct vm_fault *vmf,
 		pc->kick_credit = 0;
 		afa_period_kick();
 	}
-	return afa_actuate(regs, pos, apply, false, nr_pages);
+	return afa_actuate(regs, pos, c.w.start[apply], c.w.end[apply], false,
+			   nr_pages);
 }
 
 /* The entry handler: everything the probe does, see the top of the file. */
@@ -658,7 +676,8 @@ static void afa_map_enter(struct pt_regs *regs)
 		this_cpu_inc(afa_count.contract_mismatch);
 	if (!afa_fault_stream(pc, vmf, &fs)) {
 		pc->span.task = NULL;
-		afa_actuate(regs, &pos, fs.order, true, nr_pages);
+		afa_window(&pos, fs.order, &start, &end);
+		afa_actuate(regs, &pos, start, end, true, nr_pages);
 		return;
 	}
 	afa_span_note(pc, vma->vm_mm, fs.ev);

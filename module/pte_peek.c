@@ -6,8 +6,9 @@
  * trial test about the other half of the fault's own window.
  *
  * It mirrors __pte_offset_map() of mm/pgtable-generic.c (6.12), which a
- * module cannot call: read the PMD once with pmdp_get_lockless(), give up
- * on none, huge or bad, then read the PTE through that PMD value.  It
+ * module cannot call: read the PMD with pmdp_get_lockless(), once a call
+ * for both questions, give up on none, huge or bad, then read each PTE
+ * through that PMD value.  It
  * never locks, never writes, and reads only inside the page table of the
  * fault, which filemap_map_pages() is about to lock and fill anyway.
  *
@@ -21,28 +22,44 @@
  */
 #include <linux/mm.h>
 #include <linux/pgtable.h>
-#include "afa.h"
 #include "compat.h"
+#include "pte_peek.h"
+
+/* Read the PMD of @vmf's fault once, and keep what it says in @t. */
+static void afa_pte_table_read(struct afa_pte_table *t, struct vm_fault *vmf)
+{
+	pmd_t pmdval;
+
+	t->state = AFA_PTE_NONE;
+	/* HIGHPTE tables need kmap_local(), which is not for this path. */
+	if (IS_ENABLED(CONFIG_HIGHPTE) || !vmf->pmd)
+		return;
+	pmdval = pmdp_get_lockless(vmf->pmd);
+	if (pmd_none(pmdval) || !pmd_present(pmdval) || pmd_leaf(pmdval) ||
+	    pmd_bad(pmdval))
+		return;
+	t->pmdval = pmdval;
+	t->state = AFA_PTE_TABLE;
+}
 
 /**
  * afa_pte_mapped() - is @addr mapped in the page table of @vmf's fault?
+ * @t:		the fault's table, AFA_PTE_UNREAD before the call's first
+ *		question: its PMD is read then, once for all of them
  * @vmf:	the fault in progress, from filemap_map_pages()'s arguments
  * @addr:	a user address in the same PMD as @vmf->address
  *
  * Return: true when its PTE is present; false also when there is no PTE
  * table yet, the PMD is huge, or @addr lies in another table.
  */
-bool afa_pte_mapped(struct vm_fault *vmf, unsigned long addr)
+bool afa_pte_mapped(struct afa_pte_table *t, struct vm_fault *vmf,
+		    unsigned long addr)
 {
-	pmd_t pmdval;
-
-	/* HIGHPTE tables need kmap_local(), which is not for this path. */
-	if (IS_ENABLED(CONFIG_HIGHPTE) || !vmf->pmd ||
-	    (addr & PMD_MASK) != (vmf->address & PMD_MASK))
+	if ((addr & PMD_MASK) != (vmf->address & PMD_MASK))
 		return false;
-	pmdval = pmdp_get_lockless(vmf->pmd);
-	if (pmd_none(pmdval) || !pmd_present(pmdval) || pmd_leaf(pmdval) ||
-	    pmd_bad(pmdval))
+	if (t->state == AFA_PTE_UNREAD)
+		afa_pte_table_read(t, vmf);
+	if (t->state != AFA_PTE_TABLE)
 		return false;
-	return pte_present(ptep_get(pte_offset_kernel(&pmdval, addr)));
+	return pte_present(ptep_get(pte_offset_kernel(&t->pmdval, addr)));
 }

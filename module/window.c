@@ -45,6 +45,38 @@ void afa_window(const struct afa_fault_pos *pos, unsigned int order,
 	*end = pos->pgoff + to_pte - pte_off;
 }
 
+/* The gap between a window and the one of one order less inside it. */
+static bool afa_gap(u64 start, u64 end, u64 half_start, u64 half_end,
+		    u64 *gap_start, u64 *gap_end)
+{
+	if (half_end < end) {
+		*gap_start = half_end + 1;
+		*gap_end = end;
+		return true;
+	}
+	if (start < half_start) {
+		*gap_start = start;
+		*gap_end = half_start - 1;
+		return true;
+	}
+	return false;
+}
+
+/* The page next to a window inside the one of one order more. */
+static bool afa_buddy(u64 start, u64 end, u64 big_start, u64 big_end,
+		      u64 *pgoff)
+{
+	if (big_start < start) {
+		*pgoff = start - 1;
+		return true;
+	}
+	if (end < big_end) {
+		*pgoff = end + 1;
+		return true;
+	}
+	return false;
+}
+
 /**
  * afa_window_gap() - what a trial at one order less leaves out
  * @pos:	the fault
@@ -67,17 +99,7 @@ bool afa_window_gap(const struct afa_fault_pos *pos, unsigned int order,
 		return false;
 	afa_window(pos, order, &start, &end);
 	afa_window(pos, order - 1, &half_start, &half_end);
-	if (half_end < end) {
-		*gap_start = half_end + 1;
-		*gap_end = end;
-		return true;
-	}
-	if (start < half_start) {
-		*gap_start = start;
-		*gap_end = half_start - 1;
-		return true;
-	}
-	return false;
+	return afa_gap(start, end, half_start, half_end, gap_start, gap_end);
 }
 
 /**
@@ -100,15 +122,59 @@ bool afa_window_buddy(const struct afa_fault_pos *pos, unsigned int order,
 
 	afa_window(pos, order, &start, &end);
 	afa_window(pos, order + 1, &big_start, &big_end);
-	if (big_start < start) {
-		*pgoff = start - 1;
-		return true;
-	}
-	if (end < big_end) {
-		*pgoff = end + 1;
-		return true;
-	}
-	return false;
+	return afa_buddy(start, end, big_start, big_end, pgoff);
+}
+
+/**
+ * afa_windows() - the windows of @order - 1, @order and @order + 1, once
+ * @pos:	the fault
+ * @order:	the stream's order
+ * @w:		the three windows; at order 0 the lowest is order 0's too
+ *
+ * The probe asks up to four questions of these windows a fault (growth
+ * test, trial test, trial, actuation): computing each window once is
+ * cheaper than letting each question compute its own two.
+ */
+void afa_windows(const struct afa_fault_pos *pos, unsigned int order,
+		 struct afa_windows *w)
+{
+	unsigned int i;
+
+	for (i = 0; i < 3; i++)
+		afa_window(pos, max(order + i, 1U) - 1, &w->start[i],
+			   &w->end[i]);
+}
+
+/**
+ * afa_windows_gap() - afa_window_gap() at @w's middle order
+ * @w:		from afa_windows()
+ * @gap_start:	first file page the trial's window leaves out
+ * @gap_end:	last such page
+ *
+ * Return: false when the trial's window is no smaller (order 0, or
+ * clamped to the same).
+ */
+bool afa_windows_gap(const struct afa_windows *w, u64 *gap_start,
+		     u64 *gap_end)
+{
+	return afa_gap(w->start[1], w->end[1], w->start[0], w->end[0],
+		       gap_start, gap_end);
+}
+
+/**
+ * afa_windows_buddy() - afa_window_buddy() at one of @w's orders
+ * @w:		from afa_windows()
+ * @lower:	0: the page the stream's window adds to the trial's;
+ *		1: the page the window of one order more adds to it
+ * @pgoff:	that page
+ *
+ * Return: false when the larger of the two windows is no larger.
+ */
+bool afa_windows_buddy(const struct afa_windows *w, unsigned int lower,
+		       u64 *pgoff)
+{
+	return afa_buddy(w->start[lower], w->end[lower], w->start[lower + 1],
+			 w->end[lower + 1], pgoff);
 }
 
 /**

@@ -30,6 +30,23 @@ bool afa_window_gap(const struct afa_fault_pos *pos, unsigned int order,
 		    u64 *gap_start, u64 *gap_end);
 bool afa_window_buddy(const struct afa_fault_pos *pos, unsigned int order,
 		      u64 *pgoff);
+/**
+ * struct afa_windows - the windows of three neighbouring orders, one fault
+ * @start:	first file page: [0] the stream's order - 1 (its trial's),
+ *		[1] the stream's order, [2] one order more
+ * @end:	last file page of each
+ */
+struct afa_windows {
+	u64 start[3];
+	u64 end[3];
+};
+
+void afa_windows(const struct afa_fault_pos *pos, unsigned int order,
+		 struct afa_windows *w);
+bool afa_windows_gap(const struct afa_windows *w, u64 *gap_start,
+		     u64 *gap_end);
+bool afa_windows_buddy(const struct afa_windows *w, unsigned int lower,
+		       u64 *pgoff);
 bool afa_window_sane(const struct afa_fault_pos *pos, u64 start, u64 end);
 
 #endif /* _AFA_WINDOW_H */
