@@ -68,6 +68,7 @@ void afa_control_exit(void);
 /* probe.c */
 int afa_probe_init(void);
 void afa_probe_exit(void);
+int afa_probe_enable(bool on);
 unsigned long afa_probe_nmissed(void);
 void afa_probe_fault(struct address_space *mapping, pgoff_t pgoff);
 
@@ -95,6 +96,8 @@ const struct afa_ctl_params *afa_class_params(unsigned int class,
 /* tracepoints.c */
 void afa_tracepoints_init(void);
 void afa_tracepoints_exit(void);
+struct kprobe;
+int afa_kprobe_register(struct kprobe *kp);
 
 /* period.c */
 int afa_period_init(void);

@@ -3,8 +3,8 @@
  * autofaultaround: self-tuning page-cache fault-around.
  *
  * Module entry and exit.  Start-up goes from the inside out (state, the
- * worker that folds into it, then the probes that feed it, the cost
- * measurement that needs the probe, then the interface that shows it);
+ * worker that folds into it, then the probes that feed it, with the cost
+ * measurement that needs them, then the interface that shows it);
  * unload goes the other way, so that no probe ever sees freed state.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -35,19 +35,16 @@ static int __init afa_init(void)
 	err = afa_period_init();
 	if (err)
 		goto out_control;
-	afa_tracepoints_init();
 	err = afa_probe_init();
 	if (err)
-		goto out_tracepoints;
-	afa_cost_calibrate();
+		goto out_period;
 	afa_stats_init();
 	pr_info("loaded: period_ms=%u sample_every=%u enabled=%d acting=%d\n",
 		afa_period_ms, afa_sample_every, afa_enabled,
 		READ_ONCE(afa_limits.act));
 	return 0;
 
-out_tracepoints:
-	afa_tracepoints_exit();
+out_period:
 	afa_period_exit();
 out_control:
 	afa_control_exit();
@@ -62,7 +59,6 @@ static void __exit afa_exit(void)
 {
 	afa_stats_exit();
 	afa_probe_exit();
-	afa_tracepoints_exit();
 	afa_period_exit();
 	afa_control_exit();
 	afa_topology_exit();

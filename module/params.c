@@ -230,8 +230,31 @@ static const struct kernel_param_ops afa_bool_ops = {
 	.get = param_get_bool,
 };
 
-module_param_cb(enabled, &afa_bool_ops, &afa_enabled, 0644);
-MODULE_PARM_DESC(enabled, "Set the window (1) or only observe (0) (1)");
+/*
+ * enabled: 0 detaches the probes (probe.c), so it does not go through
+ * afa_set_bool(): attaching them again can fail.
+ */
+static int afa_set_enabled(const char *val, const struct kernel_param *kp)
+{
+	bool old = READ_ONCE(afa_enabled), v;
+	int err;
+
+	if (afa_parse_bool(val, &v))
+		return afa_reject(kp, val);
+	err = afa_probe_enable(v);
+	if (err)
+		return err;
+	trace_afa_param(kp->name, old, v);
+	return 0;
+}
+
+static const struct kernel_param_ops afa_enabled_ops = {
+	.set = afa_set_enabled,
+	.get = param_get_bool,
+};
+
+module_param_cb(enabled, &afa_enabled_ops, &afa_enabled, 0644);
+MODULE_PARM_DESC(enabled, "Set the window (1), or leave the fault path to the kernel, probes detached (0) (1)");
 
 /*
  * Test knob of contract.c: when set, every kernel window counts as a

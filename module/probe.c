@@ -35,6 +35,7 @@
 #include <linux/fs.h>
 #include <linux/kprobes.h>
 #include <linux/mm.h>
+#include <linux/mutex.h>
 #include <linux/sched.h>
 #include <linux/shmem_fs.h>
 #include "afa.h"
@@ -175,13 +176,22 @@ struct afa_probe_cpu {
 
 static DEFINE_PER_CPU(struct afa_probe_cpu, afa_probe_cpu);
 
-/* Seed every CPU's trial gaps (a zero xorshift state stays zero). */
-static void afa_probe_seed(void)
+/*
+ * Forget what every CPU recorded (its VMAs, last call, trials) and seed
+ * its trial gaps (a zero xorshift state stays zero): at attach, when no
+ * handler runs, so that a probe attached again after enabled=0 judges
+ * nothing by calls from before.
+ */
+static void afa_probe_reset(void)
 {
+	struct afa_probe_cpu *pc;
 	int cpu;
 
-	for_each_possible_cpu(cpu)
-		per_cpu_ptr(&afa_probe_cpu, cpu)->rand = 2654435761U * (cpu + 1);
+	for_each_possible_cpu(cpu) {
+		pc = per_cpu_ptr(&afa_probe_cpu, cpu);
+		memset(pc, 0, sizeof(*pc));
+		pc->rand = 2654435761U * (cpu + 1);
+	}
 }
 
 static struct afa_vma_id afa_vma_id(struct vm_area_struct *vma)
@@ -728,9 +738,7 @@ static int afa_map_entry(struct fprobe *fp, unsigned long entry_ip,
 }
 
 /* Entry only: no return hook, no per-call instance. */
-static struct fprobe afa_map_probe = {
-	.entry_handler	= afa_map_entry,
-};
+static struct fprobe afa_map_probe;
 
 /*
  * By address: filemap_map_pages() is exported.  A name filter would match
@@ -741,6 +749,12 @@ static int afa_map_register(void)
 {
 	unsigned long ip = (unsigned long)filemap_map_pages;
 
+	/*
+	 * A new fprobe at every attachment: one registered before keeps its
+	 * ftrace_ops' state, which registering it again misreads (6.12: a
+	 * filter of every function, then allocations until OOM).
+	 */
+	afa_map_probe = (struct fprobe){ .entry_handler = afa_map_entry };
 	return register_fprobe_ips(&afa_map_probe, &ip, 1);
 }
 
@@ -769,7 +783,7 @@ static struct kprobe afa_map_probe = {
 
 static int afa_map_register(void)
 {
-	return register_kprobe(&afa_map_probe);
+	return afa_kprobe_register(&afa_map_probe);
 }
 
 static void afa_map_unregister(void)
@@ -784,8 +798,52 @@ static unsigned long afa_map_nmissed(void)
 
 #endif /* AFA_HAVE_FPROBE */
 
+/*
+ * Attached: the probe and the ->fault hooks are registered.  They are
+ * while the module is enabled, and at load for the cost measurement;
+ * enabled=0 detaches them, so that the kernel's fault path is its own
+ * and costs what it costs without the module.  afa_probe_lock serialises
+ * attaching with the enabled parameter, load and unload; "live" is the
+ * time between them, when the parameter attaches and detaches.
+ */
+static DEFINE_MUTEX(afa_probe_lock);
+static bool afa_probe_live;
+static bool afa_probe_attached;
+static unsigned long afa_probe_missed_before;	/* of earlier attachments */
+
+static int afa_probe_attach(void)
+{
+	int err;
+
+	lockdep_assert_held(&afa_probe_lock);
+	afa_probe_reset();
+	afa_tracepoints_init();
+	err = afa_map_register();
+	if (err) {
+		pr_err("cannot probe filemap_map_pages: error %d\n", err);
+		afa_tracepoints_exit();
+		return err;
+	}
+	afa_probe_attached = true;
+	return 0;
+}
+
+/* Returns with no handler running: both unregister calls wait for them. */
+static void afa_probe_detach(void)
+{
+	lockdep_assert_held(&afa_probe_lock);
+	afa_map_unregister();
+	afa_tracepoints_exit();
+	afa_probe_missed_before += afa_map_nmissed();
+	afa_probe_attached = false;
+}
+
 /**
- * afa_probe_init() - attach to filemap_map_pages()
+ * afa_probe_init() - attach, measure the costs, detach at enabled=0
+ *
+ * The cost measurement needs the probe (it sets the window of its own
+ * file), whatever enabled says; the lock keeps a write of enabled from
+ * detaching it meanwhile.
  *
  * Return: 0, or the error of the probe, which is logged.
  */
@@ -793,24 +851,66 @@ int afa_probe_init(void)
 {
 	int err;
 
-	afa_probe_seed();
-	err = afa_map_register();
-	if (err)
-		pr_err("cannot probe filemap_map_pages: error %d\n", err);
+	mutex_lock(&afa_probe_lock);
+	err = afa_probe_attach();
+	if (!err) {
+		afa_cost_calibrate();
+		if (!READ_ONCE(afa_enabled))
+			afa_probe_detach();
+		afa_probe_live = true;
+	}
+	mutex_unlock(&afa_probe_lock);
 	return err;
 }
 
 void afa_probe_exit(void)
 {
-	afa_map_unregister();
+	mutex_lock(&afa_probe_lock);
+	afa_probe_live = false;
+	if (afa_probe_attached)
+		afa_probe_detach();
+	mutex_unlock(&afa_probe_lock);
+}
+
+/**
+ * afa_probe_enable() - the enabled parameter: set it, attach or detach
+ * @on:	its new value
+ *
+ * Process context (the parameter's setter).  Before load and after
+ * unload only the value changes.  Attaching comes before the value and
+ * detaching after it, so that the handler never acts while the value
+ * says 0.
+ *
+ * Return: 0, or the error of attaching (logged); enabled then stays 0.
+ */
+int afa_probe_enable(bool on)
+{
+	int err = 0;
+
+	mutex_lock(&afa_probe_lock);
+	if (afa_probe_live && on && !afa_probe_attached)
+		err = afa_probe_attach();
+	if (!err)
+		WRITE_ONCE(afa_enabled, on);
+	if (afa_probe_live && !on && afa_probe_attached)
+		afa_probe_detach();
+	mutex_unlock(&afa_probe_lock);
+	return err;
 }
 
 /**
  * afa_probe_nmissed() - calls the probe could not follow
  *
- * Return: the probe's missed count (recursion).
+ * Return: the probe's missed count (recursion), over every attachment.
  */
 unsigned long afa_probe_nmissed(void)
 {
-	return afa_map_nmissed();
+	unsigned long n;
+
+	mutex_lock(&afa_probe_lock);
+	n = afa_probe_missed_before;
+	if (afa_probe_attached)
+		n += afa_map_nmissed();
+	mutex_unlock(&afa_probe_lock);
+	return n;
 }

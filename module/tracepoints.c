@@ -58,38 +58,58 @@ static void afa_tp_find(struct tracepoint *tp, void *priv)
 }
 
 /**
+ * afa_kprobe_register() - register a kprobe, again if it was before
+ * @kp:	a kprobe by name, with a pre_handler
+ *
+ * register_kprobe() fills in the kprobe (its address among the rest) and
+ * refuses one with both a name and an address: one attached again
+ * after enabled=0 starts afresh from its name and handler.
+ *
+ * Return: register_kprobe()'s.
+ */
+int afa_kprobe_register(struct kprobe *kp)
+{
+	*kp = (struct kprobe){
+		.symbol_name	= kp->symbol_name,
+		.pre_handler	= kp->pre_handler,
+	};
+	return register_kprobe(kp);
+}
+
+/**
  * afa_tracepoints_init() - attach the ->fault hooks
  *
  * A missing hook is logged, never fatal: the module then counts no
  * misses (of tmpfs, or of any file) and, without the filemap one, cannot
- * tell that fault-around was turned off.
+ * tell that fault-around was turned off.  Attached again after
+ * enabled=0, the hooks say so once a load.
  */
 void afa_tracepoints_init(void)
 {
 	int err;
 
-	err = register_kprobe(&afa_shmem_fault_kp);
+	err = afa_kprobe_register(&afa_shmem_fault_kp);
 	afa_shmem_fault_kp_on = !err;
 	if (err)
-		pr_info("no kprobe on shmem_fault (error %d): tmpfs misses count as hits\n",
-			err);
+		pr_info_once("no kprobe on shmem_fault (error %d): tmpfs misses count as hits\n",
+			     err);
 	for_each_kernel_tracepoint(afa_tp_find, NULL);
 	if (afa_filemap_fault_tp) {
 		err = tracepoint_probe_register(afa_filemap_fault_tp,
 						afa_tp_filemap_fault, NULL);
 		if (!err)
 			return;
-		pr_warn("cannot attach to tracepoint mm_filemap_fault (error %d)\n",
-			err);
+		pr_warn_once("cannot attach to tracepoint mm_filemap_fault (error %d)\n",
+			     err);
 		afa_filemap_fault_tp = NULL;
 	}
-	err = register_kprobe(&afa_filemap_fault_kp);
+	err = afa_kprobe_register(&afa_filemap_fault_kp);
 	afa_filemap_fault_kp_on = !err;
 	if (!err)
-		pr_info("no tracepoint mm_filemap_fault on this kernel: ->fault calls are counted by a kprobe on filemap_fault instead\n");
+		pr_info_once("no tracepoint mm_filemap_fault on this kernel: ->fault calls are counted by a kprobe on filemap_fault instead\n");
 	else
-		pr_info("no tracepoint mm_filemap_fault on this kernel, and no kprobe on filemap_fault (error %d): misses are not counted\n",
-			err);
+		pr_info_once("no tracepoint mm_filemap_fault on this kernel, and no kprobe on filemap_fault (error %d): misses are not counted\n",
+			     err);
 }
 
 void afa_tracepoints_exit(void)

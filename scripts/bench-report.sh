@@ -181,6 +181,15 @@ def summarise(table):
     return out
 
 
+def ovh_target(win, ch, per):
+    """Issue 13's targets for enabled=0: 150 ns a fault at 8 KiB, 2% at 64 KiB."""
+    if win == 8192:
+        return '150 ns: ' + ('met' if per <= 150 else '**missed**')
+    if win == 65536:
+        return '2%: ' + ('met' if ch <= 2.0 else '**missed**')
+    return '(no map_pages calls)' if win == 4096 else ''
+
+
 def significance(a, base):
     """Change of a to base in percent, the noise threshold, and whether
     the change is larger: |change| > 2 * sqrt(sd_a^2 + sd_base^2)."""
@@ -284,18 +293,21 @@ if ovh:
     w('')
     w('Sequential read of the cached 64 MiB file, 4 passes per run; the '
       'module unloaded runs twice per repetition. At 4096 bytes the kernel '
-      'does not call `filemap_map_pages()` (fault-around off), so only the '
-      'tracepoint probes run; at 8192 every fault calls it and fires the '
-      'kretprobe and, one fault in 8, the sampler. The last columns load the '
-      'module with `sample_every=65536` as well: the probes without the '
-      'sampler. Times are median +- stddev; "per fault" is the difference '
-      'divided by the minor faults. Target: under 2%.')
+      'does not call `filemap_map_pages()` (fault-around off): only the '
+      '`->fault` hooks could run; at 8192 and 65536 every fault calls it. '
+      '`enabled=0` detaches the probes (design.md): its columns are the '
+      'target. The last columns load the module with `classes=none`: the '
+      'probes attached, counting, steering nothing, which is what '
+      '`enabled=0` cost until it detached them. Times are median +- '
+      'stddev; "per fault" is the difference divided by the minor faults. '
+      'Targets (issue 13): at most 150 ns a fault at 8192, at most 2% at '
+      '65536.')
     w('')
-    w('| window | minor faults | not loaded | module, enabled=0 | change | noise | per fault | target | enabled=0, sample_every=65536 | change | per fault |')
+    w('| window | minor faults | not loaded | module, enabled=0 | change | noise | per fault | target | classes=none | change | per fault |')
     w('| ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: |')
     for win in sorted({k[0] for k in ovh}):
         sm = {c: summarise({'x': ovh[(win, c)]})['x']
-              for c in ('off', 'afa0', 'afa0ns') if ovh.get((win, c))}
+              for c in ('off', 'afa0', 'afacn') if ovh.get((win, c))}
         if 'off' not in sm or 'afa0' not in sm:
             continue
         off, on = sm['off'], sm['afa0']
@@ -306,9 +318,9 @@ if ovh:
         row = '| %d%s | %d | %.2f ms +-%.1f%% | %.2f ms +-%.1f%% | %s | %.1f%% | %+.0f ns | %s |' % (
             win, note, on['flt'], off['ns'] / 1e6, off['sd'], on['ns'] / 1e6,
             on['sd'], fmt_pct(ch), noise, per,
-            ('met' if ch < 2.0 else '**missed**') + ('' if sig else ' (within noise)'))
-        if 'afa0ns' in sm:
-            ns_ = sm['afa0ns']
+            ovh_target(win, ch, per) + ('' if sig else ' (within noise)'))
+        if 'afacn' in sm:
+            ns_ = sm['afacn']
             ch2 = 100.0 * (ns_['ns'] / off['ns'] - 1.0)
             per2 = (ns_['ns'] - off['ns']) / ns_['flt'] if ns_['flt'] else 0
             row += ' %.2f ms +-%.1f%% | %s | %+.0f ns |' % (ns_['ns'] / 1e6, ns_['sd'], fmt_pct(ch2), per2)

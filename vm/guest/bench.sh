@@ -12,7 +12,7 @@
 #   BENCH wl=WORKLOAD cfg=oN|afa rep=R minflt=N ns=N lines=N
 #   BENCH-RUN fam=fresh|real wl=WORKLOAD cfg=oN|afa rep=R run=I starts=N minflt=N majflt=N ns=N wall_ns=N
 #   BENCH-REAL-PREP wl=WORKLOAD ...: the real workloads' cache-filling runs
-#   BENCH-OVH win=BYTES cfg=off|afa0|afa0ns rep=R minflt=N ns=N lines=N fab=BYTES
+#   BENCH-OVH win=BYTES cfg=off|afa0|afacn rep=R minflt=N ns=N lines=N fab=BYTES
 #   BENCH-STATE wl=WORKLOAD rep=R what=class|stream name=CLASS[/FILE] [lane=N] order=N faults=N
 #   BENCH-INFO ... page=BYTES table_pages=N base=oN ...: parameters
 #   BENCH-MARK, BENCH-TRACE-OUT: phases, output
@@ -244,15 +244,15 @@ measure() {
 }
 
 # overhead REP: probe cost per fault, module not loaded vs loaded with
-# enabled=0 (observe only: counts, samples and traces, leaves the
-# kernel's window) at the same window; sequential 64 MiB, so every page
-# faults at 4096 and every fault calls map_pages at 8192.  afa0ns also
-# sets sample_every=65536: the probes without the sampler.
+# enabled=0 (the probes detached) at the same window; sequential 64 MiB,
+# so every page faults at 4096 and every fault calls map_pages at 8192.
+# afacn loads it with classes=none: the probes attached, counting,
+# steering nothing (what enabled=0 cost before it detached them).
 overhead() {
-	for cfg in off afa0 off afa0ns; do
+	for cfg in off afa0 off afacn; do
 		case $cfg in
 		afa0) modprobe autofaultaround enabled=0 ;;
-		afa0ns) modprobe autofaultaround enabled=0 sample_every=65536 ;;
+		afacn) modprobe autofaultaround classes=none ;;
 		esac || fail "bench: modprobe autofaultaround for $cfg"
 		for win in 4096 8192 65536; do
 			echo $win >$FAB

@@ -41,8 +41,12 @@ for hold in $holds; do
 	load_cs=$((load_cs + NOW_CS - t0))
 	sleep "$hold"
 	# every 20th cycle: a few periods, then the figures must be sane
+	# (at enabled=0 the probes are detached: no folds to wait for)
 	if [ $((i % 20)) = 19 ] && loaded; then
-		wait_periods 3
+		case " $(params $i) " in
+		*" enabled=0 "*) ;;
+		*) wait_periods 3 ;;
+		esac
 		stats_sane >/tmp/sane.out || { sane_fail=$((sane_fail + 1)); cat /tmp/sane.out; }
 	fi
 	now_cs
