@@ -17,6 +17,7 @@
 #                       built once into the cache (make debug-kernel)
 #   make vmtest-debug-rt  the same on its PREEMPT_RT flavour (make debug-kernel-rt)
 #   make vmtest-arm64   FOREIGN_TESTS on Debian 13's arm64 kernel (qemu -M virt)
+#   make vmtest-trixie  the whole VM suite on Debian 13's own amd64 6.12
 #   make vmtest-ppc64le FOREIGN_TESTS on Debian 13's ppc64le kernels (qemu -M pseries):
 #                       64 KiB pages with the radix and the hash MMU, 4 KiB pages
 #   make bench-ppc64le  the fresh-processes family of bench on its 64 KiB-page
@@ -227,6 +228,15 @@ FOREIGN_TESTS ?= 00-load 10-faults 15-actuator 16-fault-around-optin 17-span
 vmtest-arm64:
 	@$(VM_LOCK) scripts/vmtest-foreign.sh arm64 $(FOREIGN_TESTS)
 
+# Debian 13's own amd64 6.12 (issue 14): the whole VM suite and the
+# topology boot on two NUMA nodes, as vmtest runs them on bookworm's 6.12
+# (the module built against trixie's headers with trixie's compiler).
+vmtest-trixie:
+	@$(VM_LOCK) sh -c 'rc=0; \
+		scripts/vmtest-foreign.sh amd64 $(NEWEST_TESTS) || rc=1; \
+		scripts/vmtest-foreign.sh --numa amd64 || rc=1; \
+		exit $$rc'
+
 vmtest-ppc64le:
 	@$(VM_LOCK) sh -c 'rc=0; \
 		scripts/vmtest-foreign.sh powerpc64le-64k $(FOREIGN_TESTS) || rc=1; \
@@ -321,4 +331,4 @@ check:
 	userspace \
 	deps kunit kunit-i386 checkpatch \
 	vm-prereq vmtest vmtest-stress vmtest-stress-mttcg vmtest-selftests demo demo-run debug-kernel vmtest-debug debug-kernel-rt vmtest-debug-rt bench bench-report check \
-	vmtest-arm64 vmtest-ppc64le build-newest vmtest-newest bench-ppc64le bench-report-ppc64le
+	vmtest-arm64 vmtest-trixie vmtest-ppc64le build-newest vmtest-newest bench-ppc64le bench-report-ppc64le

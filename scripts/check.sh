@@ -79,6 +79,7 @@ KNOTE="$k612 and $k61" phase vmtest-lockdown:vmtest scripts/lockdown-test.sh
 # about 2.5 minutes cold for the root, 20 s per kernel to fetch, then a
 # few minutes of boots (docs/testing.md)
 KNOTE="Debian 13 arm64" phase vmtest-arm64:vmtest make -s vmtest-arm64
+KNOTE="Debian 13 amd64 6.12" phase vmtest-trixie:vmtest make -s vmtest-trixie
 KNOTE="Debian 13 ppc64le, 64k and 4k pages" phase vmtest-ppc64le:vmtest make -s vmtest-ppc64le
 # The kernel's own mm selftests, without and with the module (6.12)
 KNOTE=$k612 phase vmtest-selftests make -s vmtest-selftests KVER="$k612"

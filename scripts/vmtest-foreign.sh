@@ -5,12 +5,15 @@
 #
 #   vmtest-foreign.sh FLAVOUR [TEST...]   arm64 | powerpc64le | powerpc64le-64k
 #   vmtest-foreign.sh --bench FLAVOUR     the same kernel in bench mode
+#   vmtest-foreign.sh --numa FLAVOUR      the topology tests on two nodes
 #
 # fetches the kernel (foreign-kernel.sh), cross-builds the module, the
 # probe test module and the tools (foreign-build.sh), and boots it with
 # vm/run.sh (AFA_VM_ARCH) running the tests named (vm/guest/tests/NAME.sh;
 # the Makefile's FOREIGN_TESTS).  Ends with "vmtest: N passed, N failed".
 # AFA_VM_MMU=hash boots a ppc64le kernel with the hash MMU (vm/run.sh).
+# --numa boots run.sh's numa mode instead (two NUMA nodes, the topology
+# tests only; no TEST names).
 # --bench boots in run.sh's bench mode instead (make bench-ppc64le:
 # AFA_VM_APPEND carries the bench_* knobs, AFA_BENCH_CLOCK the clock);
 # its console log is build/vm-KVER/console-bench.log (-wall.log on the
@@ -18,17 +21,19 @@
 . "$(dirname "$0")/lib.sh"
 
 mode=test
-if [ "$1" = --bench ]; then
-	mode=bench
+case "$1" in
+--bench | --numa)
+	mode=${1#--}
 	shift
-fi
+	;;
+esac
 flavour=$1
 shift
 case "$flavour" in
 arm64) arch=arm64 ;;
 powerpc64le | powerpc64le-64k) arch=ppc64le ;;
 amd64) arch=x86_64 ;;
-*) die "usage: vmtest-foreign.sh [--bench] arm64|powerpc64le|powerpc64le-64k|amd64 [TEST...]" ;;
+*) die "usage: vmtest-foreign.sh [--bench|--numa] arm64|powerpc64le|powerpc64le-64k|amd64 [TEST...]" ;;
 esac
 t0=$(date +%s)
 kver=$("$AFA_TOP/scripts/foreign-build.sh" "$flavour") || {
