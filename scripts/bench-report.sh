@@ -11,7 +11,11 @@
 
 log=$1
 [ -r "$log" ] || die "usage: bench-report.sh CONSOLE_LOG (no log at '$log': run 'make bench')"
-grep -q -e '^BENCH wl=' -e '^BENCH-RUN ' "$log" || die "$log has no BENCH result lines"
+grep -q -e '^BENCH wl=' -e '^BENCH-RUN ' "$log" || {
+	grep -q '^BENCH-OVH ' "$log" &&
+		die "$log has BENCH-OVH lines only: the overhead table is written in the held family's section, so run BENCH_ONLY=held,overhead, or read the BENCH-OVH lines (docs/benchmarks.md, Probe overhead)"
+	die "$log has no BENCH result lines"
+}
 need_pkgs gnuplot-nox
 command -v python3 >/dev/null || die "python3 not found; run 'make deps'"
 mkdir -p "$AFA_TOP/docs/bench"
