@@ -112,8 +112,24 @@ bhi=$(stream_lane_col "$bi" rodata $hi order)
 blo=$(stream_lane_col "$bi" rodata $lo order)
 check "split: the scans' lane keeps a large window (lane $hi, order $bhi >= 5)" \
 	test "${bhi:-0}" -ge 5
-check "split: the probes' lane learned the small one (lane $lo, order $blo <= 1)" \
-	test "${blo:-9}" -le 1
+# The probes' lane walks down one order a fold (docs/control-law.md,
+# Convergence, in faults): where the host is loaded and folds come late,
+# a probe's 512 faults can outrun them (the project's CI once saw lane 1
+# at order 2 here, trixie's 6.12).  More fresh probes then, until the
+# lane is at order 1 or below, within the walk's bound in evidence:
+# about 6,000 faults of the lane, from any order down to 0.
+more=0
+while [ "${blo:-9}" -gt 1 ] &&
+	[ "$(stream_lane_col "$bi" rodata $lo faults)" -lt 6000 ]; do
+	afa-work -p stride $both >/dev/null
+	wait_periods 1
+	blo=$(stream_lane_col "$bi" rodata $lo order)
+	more=$((more + 1))
+done
+lf=$(stream_lane_col "$bi" rodata $lo faults)
+echo "split: the probes' lane at order $blo after $more more probes, $lf faults"
+check "split: the probes' lane learned the small one within 6000 of its faults (lane $lo, order $blo <= 1, $lf faults)" \
+	test "${blo:-9}" -le 1 -a "${lf:-0}" -le 6600
 # A fifth probe: all but its first faults count in the probes' lane,
 # where its first verdict (split.h: 32 outcomes) moves it if it starts
 # in the other.  The tally is per CPU: each move of the probe to another
