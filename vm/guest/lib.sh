@@ -73,9 +73,13 @@ dmesg_clean() {
 	! dmesg | grep -E 'BUG:|WARNING:|Oops|Call Trace|KASAN|possible .*locking|general protection'
 }
 
-# make_file PATH MIB: a file of MIB mebibytes on the ext4 disk, cached
+# make_file PATH MIB: a file of MIB mebibytes on the ext4 disk, cached,
+# written back first: filemap_map_pages() skips a folio it cannot lock,
+# and writeback locks each one for a moment, so a file still being
+# written back takes more faults than the window says (seen on the debug
+# kernel, where 30-control alone ran its first scans during writeback)
 make_file() {
-	[ -f "$1" ] || dd if=/dev/zero of="$1" bs=1M count="$2" status=none
+	[ -f "$1" ] || dd if=/dev/zero of="$1" bs=1M count="$2" conv=fsync status=none
 	cat "$1" >/dev/null
 }
 
@@ -176,6 +180,7 @@ make_sparse() {
 				conv=notrunc status=none
 			i=$((i + 1))
 		done
+		sync "$1"
 	fi
 	afa-work -p stride "$1" >/dev/null
 }

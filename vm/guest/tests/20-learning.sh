@@ -28,7 +28,7 @@ done
 # the module sees of it is the first scan below
 both=/mnt/both1g
 make_sparse $both
-dd if=/dev/zero of=$both bs=1M count=64 conv=notrunc status=none
+dd if=/dev/zero of=$both bs=1M count=64 conv=notrunc,fsync status=none
 small_folios $both
 afa-work -p stride $both >/dev/null
 head -c 67108864 $both >/dev/null
