@@ -37,9 +37,17 @@ KREL = $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"$$/\1/p' $(KDIR)/include/
 
 all: modules
 
+# Two trees built from one source with O= (the debug kernels) give kbuild
+# the same commands and header paths, and it would keep the objects of the
+# other kernel: a module built for another release is cleaned first.
 modules:
 	@test -d "$(KDIR)" || { echo "no kernel headers at '$(KDIR)': run 'make deps' as root, or pass KDIR=" >&2; exit 1; }
 	@echo "make: building autofaultaround.ko for $(or $(KREL),an unknown release) ($(KDIR))"
+	@if [ -f module/autofaultaround.ko ] && [ -n "$(KREL)" ] && \
+	    ! modinfo -F vermagic module/autofaultaround.ko | grep -q "^$(KREL) "; then \
+		echo "make: module/autofaultaround.ko is $$(modinfo -F vermagic module/autofaultaround.ko | cut -d' ' -f1)'s; cleaning first"; \
+		$(MAKE) -C $(KDIR) M=$(CURDIR) clean >/dev/null; \
+	fi
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
 modules-clean:
