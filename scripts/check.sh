@@ -19,17 +19,87 @@ passed=0
 failed=0
 summary=()
 
-# phase NAME[:LABEL] COMMAND...: LABEL is what the command's count lines
-# start with, NAME by default.
-#   KNOTE=WHAT phase ...: the kernel the phase uses, in its header and
-#   in the summary.
-phase() {
-	local name=${1%%:*} label=${1#*:} log=build/check-${1%%:*}.log rc line p f
-	shift
-	echo "=== $name: $*${KNOTE:+ [kernel: $KNOTE]}"
-	"$@" 2>&1 | tee "$log"
-	rc=${PIPESTATUS[0]}
-	# a phase may print several such lines (one per VM boot): add them up
+# The debug kernels' runs (KASAN, lockdep, kmemleak; its PREEMPT_RT
+# flavour) take 34 to 54 minutes and 68 minutes alone: after the other
+# phases (43 to 60 minutes warm on a 2-core machine) they would not fit
+# CI's 90.  Each is one single-threaded TCG VM, as is every other VM
+# phase, so they run in a lane of their own beside the others, each core
+# busy with one VM (docs/testing.md, "Two lanes").  The lane works in a
+# copy of this checkout (build/check-lane-debug): its module is built
+# for the debug kernel, and it takes its own VM lock.  A debug kernel
+# runs only when it is cached (a cold build and its run do not fit the
+# budget) and only when its reserve still fits in what is left of
+# AFA_CHECK_BUDGET_S (5400 s, CI's 90 minutes): that holds for the
+# first run of the lane; a second one (both kernels cached) is skipped
+# for time, saying so.
+budget=${AFA_CHECK_BUDGET_S:-5400}
+t0=$(date +%s)
+lane=build/check-lane-debug
+debug_runs=("vmtest-debug 3300" "vmtest-debug-rt 4500 AFA_DEBUG_RT=1")
+
+# debug_lane: run each cached debug kernel's phase in the copy, one after
+# the other; each leaves build/check-NAME.{log,rc}, or .skip with why not
+debug_lane() {
+	local run name secs why
+	for run in "${debug_runs[@]}"; do
+		# shellcheck disable=SC2086 # a run is words without blanks
+		set -- $run
+		name=$1 secs=$2
+		shift 2
+		rm -f "build/check-$name".*
+		if ! why=$(env "$@" scripts/debug-kernel.sh --cached 2>&1 >/dev/null); then
+			printf 'make %s\n%s\n' "${name/vmtest-debug/debug-kernel}" "${why#debug-kernel: }; 'make ${name/vmtest-debug/debug-kernel}' builds it (10 to 16 minutes on 2 cores), then make check runs it" >"build/check-$name.skip"
+		elif [ $(($(date +%s) - t0 + secs)) -gt "$budget" ]; then
+			printf 'time budget\n%s\n' "$(($(date +%s) - t0)) s so far, and its $secs s would pass the budget of $budget s (AFA_CHECK_BUDGET_S); 'make $name' runs it alone" >"build/check-$name.skip"
+		else
+			date +%s >"build/check-$name.start"
+			env "$@" make -s -C "$lane" "$name" >"build/check-$name.log" 2>&1
+			echo $? >"build/check-$name.rc"
+		fi
+	done
+}
+
+# debug_phases: wait for the lane, then print and count its phases
+debug_phases() {
+	local run name t1 t2
+	wait "$lane_pid"
+	trap - EXIT
+	for run in "${debug_runs[@]}"; do
+		# shellcheck disable=SC2086
+		set -- $run
+		name=$1
+		shift 2
+		if [ -f "build/check-$name.skip" ]; then
+			echo "=== $name: skipped: $(sed -n 2p "build/check-$name.skip")"
+			summary+=("$(printf '%-14s skipped (%s)' "$name" "$(sed -n 1p "build/check-$name.skip")")")
+			continue
+		fi
+		t1=$(cat "build/check-$name.start")
+		t2=$(stat -c %Y "build/check-$name.rc")
+		echo "=== $name: make -s $name, beside the other phases from $((t1 - t0)) s to $((t2 - t0)) s [kernel: debug kernel in $(env "$@" scripts/debug-kernel.sh --dir)]"
+		cat "build/check-$name.log"
+		KNOTE="debug kernel in $(env "$@" scripts/debug-kernel.sh --dir)" \
+			count "$name" vmtest "build/check-$name.log" "$(cat "build/check-$name.rc")"
+	done
+}
+
+rm -rf "$lane"
+mkdir -p "$lane"
+tar -C "$AFA_TOP" --exclude=./build --exclude=./.git -cf - . | tar -C "$lane" -xf -
+# its own process group (set -m), so that an interrupted make check
+# takes the lane's VM down with it
+set -m
+debug_lane &
+lane_pid=$!
+set +m
+trap 'kill -- -$lane_pid 2>/dev/null' EXIT
+echo "check: the debug kernels' lane runs beside the other phases in $lane (logs: build/check-vmtest-debug*.log)"
+
+# count NAME LABEL LOG RC: add a finished phase's checks to the total.
+#   A phase may print several "LABEL: N passed, N failed" lines (one per
+#   VM boot): they add up.
+count() {
+	local name=$1 label=$2 log=$3 rc=$4 line p f
 	line=$(grep -E "^$label: [0-9]+ passed, [0-9]+ failed$" "$log" |
 	       awk '{ p += $2; f += $4 } END { if (NR) print p, f }')
 	if [ -n "$line" ]; then
@@ -44,6 +114,18 @@ phase() {
 	passed=$((passed + p))
 	failed=$((failed + f))
 	summary+=("$(printf '%-14s %4d passed, %d failed%s' "$name" "$p" "$f" "${KNOTE:+  ($KNOTE)}")")
+}
+
+# phase NAME[:LABEL] COMMAND...: LABEL is what the command's count lines
+# start with, NAME by default.
+#   KNOTE=WHAT phase ...: the kernel the phase uses, in its header and
+#   in the summary.
+phase() {
+	local name=${1%%:*} label=${1#*:} log=build/check-${1%%:*}.log
+	shift
+	echo "=== $name: $*${KNOTE:+ [kernel: $KNOTE]}"
+	"$@" 2>&1 | tee "$log"
+	count "$name" "$label" "$log" "${PIPESTATUS[0]}"
 }
 
 # The module must build without a single warning at W=1, for 6.12 and 6.1.
@@ -84,35 +166,7 @@ KNOTE="Debian 13 ppc64le, 64k and 4k pages" phase vmtest-ppc64le:vmtest make -s 
 # The kernel's own mm selftests, without and with the module (6.12)
 KNOTE=$k612 phase vmtest-selftests make -s vmtest-selftests KVER="$k612"
 KNOTE="the newest amd64 kernel of trixie(-backports)" phase vmtest-newest:vmtest make -s vmtest-newest
-# The debug kernels' runs only when the kernel is cached (a cold build
-# and its run do not fit CI's budget), and only when the time left in
-# CI's 90 minutes holds the run: the KASAN/lockdep kernel's measured 34
-# minutes (40 with a margin; the phases before it take 45-60 minutes on
-# a loaded 2-core machine, so with every cache warm it is skipped rather
-# than let the run overrun), 75 for its PREEMPT_RT flavour (its first
-# run, 2026-12-02: 68 minutes, the last 35 beside a CI run).  So on a
-# 2-core machine CI skips that one for time, saying so, and 'make
-# vmtest-debug-rt' runs it alone.  AFA_CHECK_BUDGET_S sets the budget (README,
-# docs/testing.md).
-budget=${AFA_CHECK_BUDGET_S:-5400}
-
-# debug_phase NAME SECONDS [AFA_DEBUG_RT=1]
-debug_phase() {
-	local name=$1 secs=$2 why
-	shift 2
-	if ! why=$(env "$@" scripts/debug-kernel.sh --cached 2>&1 >/dev/null); then
-		echo "=== $name: skipped: ${why#debug-kernel: }; 'make ${name/vmtest-debug/debug-kernel}' builds it (10 to 16 minutes on 2 cores), then make check runs it"
-		summary+=("$(printf '%-14s skipped (make %s)' "$name" "${name/vmtest-debug/debug-kernel}")")
-	elif [ $((SECONDS + secs)) -gt "$budget" ]; then
-		echo "=== $name: skipped: $SECONDS s so far, and its $secs s would pass the budget of $budget s (AFA_CHECK_BUDGET_S); 'make $name' runs it alone"
-		summary+=("$(printf '%-14s skipped (time budget)' "$name")")
-	else
-		KNOTE="debug kernel in $(env "$@" scripts/debug-kernel.sh --dir)" phase "$name":vmtest make -s "$name"
-	fi
-}
-debug_phase vmtest-debug 2400
-debug_phase vmtest-debug-rt 4500 AFA_DEBUG_RT=1
-
+debug_phases
 echo
 echo "=== summary"
 printf '%s\n' "${summary[@]}"
