@@ -25,8 +25,9 @@ summary=()
 # CI's 90.  Each is one single-threaded TCG VM, as is every other VM
 # phase, so they run in a lane of their own beside the others, each core
 # busy with one VM (docs/testing.md, "Two lanes").  The lane works in a
-# copy of this checkout (build/check-lane-debug): its module is built
-# for the debug kernel, and it takes its own VM lock.  A debug kernel
+# copy of this checkout, outside it: its module is built for the debug
+# kernel, it takes its own VM lock, and no phase here cleans it (kbuild's
+# clean of an external module deletes every *.ko and *.o below M=).  A debug kernel
 # runs only when it is cached (a cold build and its run do not fit the
 # budget) and only when its reserve still fits in what is left of
 # AFA_CHECK_BUDGET_S (5400 s, CI's 90 minutes): that holds for the
@@ -34,7 +35,7 @@ summary=()
 # for time, saying so.
 budget=${AFA_CHECK_BUDGET_S:-5400}
 t0=$(date +%s)
-lane=build/check-lane-debug
+lane=$AFA_CACHE/check-lane-$(echo "$AFA_TOP" | sha256sum | cut -c1-12)
 debug_runs=("vmtest-debug 3300" "vmtest-debug-rt 4500 AFA_DEBUG_RT=1")
 
 # debug_lane: run each cached debug kernel's phase in the copy, one after
@@ -83,9 +84,15 @@ debug_phases() {
 	done
 }
 
+# the sources, without what builds leave: git's list where there is one
 rm -rf "$lane"
-mkdir -p "$lane"
-tar -C "$AFA_TOP" --exclude=./build --exclude=./.git -cf - . | tar -C "$lane" -xf -
+mkdir -p "$lane" || exit 1
+if git -C "$AFA_TOP" rev-parse --git-dir >/dev/null 2>&1; then
+	git -C "$AFA_TOP" ls-files -z -co --exclude-standard |
+		tar -C "$AFA_TOP" --null -T - --ignore-failed-read -cf - 2>/dev/null
+else
+	tar -C "$AFA_TOP" --exclude=./build --exclude='*.o' --exclude='*.ko' -cf - .
+fi | tar -C "$lane" -xf -
 # its own process group (set -m), so that an interrupted make check
 # takes the lane's VM down with it
 set -m
@@ -93,7 +100,8 @@ debug_lane &
 lane_pid=$!
 set +m
 trap 'kill -- -$lane_pid 2>/dev/null' EXIT
-echo "check: the debug kernels' lane runs beside the other phases in $lane (logs: build/check-vmtest-debug*.log)"
+trap 'exit 143' INT TERM
+echo "check: the debug kernels' lane runs beside the other phases in a copy of this checkout, $lane (logs: build/check-vmtest-debug*.log, its VM's in $lane/build)"
 
 # count NAME LABEL LOG RC: add a finished phase's checks to the total.
 #   A phase may print several "LABEL: N passed, N failed" lines (one per
