@@ -1170,6 +1170,73 @@ static void afa_ctl_deadband_settles(struct kunit *test)
 }
 
 /*
+ * Settling: a state is settled after AFA_CTL_SETTLED_STEPS steps in a
+ * row that find its order right (deadband, or saturated at a bound);
+ * batches too small to judge leave it as it is; a step that wants to
+ * move (pending) or moves unsettles it at once.
+ */
+static void afa_ctl_settles_at_rest(struct kunit *test)
+{
+	const struct afa_ctl_input still = ev(64, 16, 64, 32);
+	const struct afa_ctl_input short_in = ev(MS - 1, 0, MS - 1, 0);
+	const struct afa_ctl_input nudge = ev(64, 32, 0, 0);
+	const struct afa_ctl_input up = ev(64, 48, 0, 0);
+	struct loop l = { .p = afa_ctl_params_default, .c = f2p };
+	int k;
+
+	l.p.kp = AFA_UNIT;
+	l.p.ki = AFA_UNIT;
+	loop_init(&l, 1);
+	KUNIT_EXPECT_FALSE(test, afa_ctl_settled(&l.st));
+	for (k = 1; k <= AFA_CTL_SETTLED_STEPS; k++) {
+		KUNIT_EXPECT_FALSE(test, afa_ctl_settled(&l.st));
+		loop_step(&l, &still);
+		KUNIT_ASSERT_EQ(test, l.tr.reason, AFA_CTL_DEADBAND);
+	}
+	KUNIT_EXPECT_TRUE(test, afa_ctl_settled(&l.st));
+	for (k = 0; k < 10; k++) {
+		loop_step(&l, &short_in);
+		KUNIT_ASSERT_EQ(test, l.tr.reason, AFA_CTL_FEW_SAMPLES);
+		KUNIT_EXPECT_TRUE(test, afa_ctl_settled(&l.st));
+	}
+	/* a saving of 1/4 at P and I of 1 each: pending, not yet a step */
+	loop_step(&l, &nudge);
+	KUNIT_ASSERT_EQ(test, l.tr.reason, AFA_CTL_PENDING);
+	KUNIT_EXPECT_FALSE(test, afa_ctl_settled(&l.st));
+	for (k = 0; k < AFA_CTL_SETTLED_STEPS; k++)
+		loop_step(&l, &still);
+	KUNIT_EXPECT_TRUE(test, afa_ctl_settled(&l.st));
+	/* a move: settled no more, and it takes the full count again */
+	l = loop_default(&f2p, 1);
+	for (k = 0; k < AFA_CTL_SETTLED_STEPS; k++)
+		loop_step(&l, &still);
+	KUNIT_ASSERT_TRUE(test, afa_ctl_settled(&l.st));
+	KUNIT_ASSERT_EQ(test, loop_step(&l, &up), 2U);
+	KUNIT_EXPECT_FALSE(test, afa_ctl_settled(&l.st));
+	for (k = 1; k < AFA_CTL_SETTLED_STEPS; k++)
+		loop_step(&l, &still);
+	KUNIT_EXPECT_FALSE(test, afa_ctl_settled(&l.st));
+	loop_step(&l, &still);
+	KUNIT_EXPECT_TRUE(test, afa_ctl_settled(&l.st));
+}
+
+/* Saturated at a bound is at rest too: order 0 with only shrink paying. */
+static void afa_ctl_settles_saturated(struct kunit *test)
+{
+	const struct afa_ctl_input down = ev(64, 0, 64, 0);
+	struct loop l = loop_default(&f2p, 0);
+	int k;
+
+	for (k = 0; k < AFA_CTL_SETTLED_STEPS; k++) {
+		loop_step(&l, &down);
+		KUNIT_ASSERT_EQ(test, l.order, 0U);
+		KUNIT_ASSERT_NE(test, l.tr.reason, AFA_CTL_PENDING);
+		KUNIT_ASSERT_NE(test, l.tr.reason, AFA_CTL_FEW_SAMPLES);
+	}
+	KUNIT_EXPECT_TRUE(test, afa_ctl_settled(&l.st));
+}
+
+/*
  * Savings at or under the deadband are no error; just over it they are.
  * At g = 1/2 S+ is 1/4 exactly: the deadband is set around it.
  */
@@ -1917,6 +1984,8 @@ static struct kunit_case afa_control_law_cases[] = {
 	KUNIT_CASE_PARAM(afa_ctl_max_step_table, max_step_gen_params),
 	KUNIT_CASE(afa_ctl_deadband_settles),
 	KUNIT_CASE(afa_ctl_deadband_edge),
+	KUNIT_CASE(afa_ctl_settles_at_rest),
+	KUNIT_CASE(afa_ctl_settles_saturated),
 	KUNIT_CASE(afa_ctl_few_samples_hold),
 	KUNIT_CASE(afa_ctl_averages),
 	KUNIT_CASE(afa_ctl_move_restarts),

@@ -320,7 +320,7 @@ static void afa_windows_check_one(struct kunit *test,
 	struct afa_windows w;
 	bool ok;
 
-	afa_windows(pos, order, &w);
+	afa_windows(pos, order, 0, 2, &w);
 	afa_window(pos, order, &start, &end);
 	KUNIT_ASSERT_EQ(test, w.start[1], start);
 	KUNIT_ASSERT_EQ(test, w.end[1], end);

@@ -415,6 +415,7 @@ static void afa_ctl_set_order(struct afa_ctl_state *st, u32 order)
 	st->fresh_trial = 1;
 	st->have_grow = 0;
 	st->have_trial = 0;
+	st->at_rest = 0;
 }
 
 /* A gain times an error: gain < 2^32, |x| <= 2^11, so the s64 is < 2^43. */
@@ -472,10 +473,31 @@ void afa_ctl_init(struct afa_ctl_state *st, const struct afa_ctl_params *p,
 	afa_ctl_set_order(st, afa_ctl_clamp(p, order));
 }
 
-/* Record the outcome of a step; its return value is the new order. */
+/**
+ * afa_ctl_settled() - has the law found this state's order right lately?
+ * @st:	the state
+ *
+ * Return: true after AFA_CTL_SETTLED_STEPS steps in a row at this order
+ * that found it right (deadband, or saturated at a bound).
+ */
+bool afa_ctl_settled(const struct afa_ctl_state *st)
+{
+	return st->at_rest >= AFA_CTL_SETTLED_STEPS;
+}
+
+/*
+ * Record the outcome of a step; its return value is the new order.  A
+ * step that found the order right counts towards settling, one that
+ * wants to move (or moved) starts the count again, one without enough
+ * evidence leaves it.
+ */
 static u32 afa_ctl_finish(struct afa_ctl_state *st, struct afa_ctl_trace *tr,
 			  enum afa_ctl_reason reason)
 {
+	if (reason == AFA_CTL_DEADBAND || reason == AFA_CTL_SATURATED)
+		st->at_rest = min(st->at_rest + 1, AFA_CTL_SETTLED_STEPS);
+	else if (reason != AFA_CTL_FEW_SAMPLES)
+		st->at_rest = 0;
 	tr->reason = reason;
 	tr->new_order = st->order;
 	return st->order;

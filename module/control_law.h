@@ -157,7 +157,18 @@ struct afa_ctl_state {
 	u8 fresh_trial:1;	/* next trial ratio restarts its average */
 	u8 have_grow:1;		/* grow_avg holds evidence at this order */
 	u8 have_trial:1;	/* trial_avg holds evidence at this order */
+	u8 at_rest:3;		/* steps in a row that found the order right */
 };
+
+/*
+ * Steps in a row that found the order right (neither direction pays
+ * beyond the deadband, or only past a bound) after which a state is
+ * settled: three batches, so that one lucky batch does not settle a
+ * stream that is still moving.  A settled stream gathers its growth
+ * evidence on a sample of its faults (probe.c); any other step, and any
+ * move, unsettles it.  Fits at_rest (3 bits).
+ */
+#define AFA_CTL_SETTLED_STEPS	3
 
 /**
  * enum afa_ctl_reason - why afa_ctl_step() chose its order
@@ -223,6 +234,7 @@ void afa_ctl_batch(struct afa_ctl_input *in, const struct afa_ctl_state *st,
 int afa_ctl_params_check(const struct afa_ctl_params *p);
 void afa_ctl_init(struct afa_ctl_state *st, const struct afa_ctl_params *p,
 		  u32 order);
+bool afa_ctl_settled(const struct afa_ctl_state *st);
 u32 afa_ctl_step(struct afa_ctl_state *st, const struct afa_ctl_params *p,
 		 const struct afa_ctl_costs *c, const struct afa_ctl_input *in,
 		 struct afa_ctl_trace *tr);

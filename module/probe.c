@@ -75,6 +75,16 @@
 #define AFA_NR_TRIALS		8
 #define AFA_TRIAL_WAIT		32
 
+/*
+ * Steered calls of a CPU after which a trial still waiting counts, as
+ * not wanted so far, whoever's faults came meanwhile: a trial whose
+ * process exited, or whose stream faults no more on this CPU, would
+ * otherwise wait for ever, and every fault of the CPU would look through
+ * it.  Eight waits: a stream that shares the CPU with seven others still
+ * has its trials judged by its own faults.
+ */
+#define AFA_TRIAL_AGE		(AFA_NR_TRIALS * AFA_TRIAL_WAIT)
+
 /* Owner of class evidence: a slot number past the table. */
 #define AFA_CLASS_OWNER(class)	(AFA_NR_STREAMS + 1 + (class))
 
@@ -100,10 +110,13 @@ struct afa_vma_cache {
 	struct afa_vma_id id;		/* identity, with vm_flags */
 	unsigned long vm_flags;
 	unsigned long table_gen;	/* of the last lookup */
+	const u32 *pub;			/* the slot's published word */
+	struct afa_evidence *ev;	/* this CPU's counters of the slot */
 	u32 pub_gen;			/* generation of the slot when found */
 	u16 slot;			/* stream, or AFA_NO_STREAM */
 	u8 class;			/* enum afa_class */
 	u8 lane;			/* lane of the VMA in its file */
+	u8 low_order;			/* lowest order applied here, not on trial */
 	bool calibration;		/* cost.c's own mapping */
 	bool judged;			/* the tally had a verdict */
 	struct afa_split_tally tally;	/* the VMA's outcomes, split.h */
@@ -117,6 +130,7 @@ struct afa_fault_stream {
 	u16 owner;			/* slot, or AFA_CLASS_OWNER() */
 	u8 order;			/* window order to apply */
 	bool rare;			/* its trials are rare */
+	bool settled;			/* its tests are sampled */
 	bool slot;			/* a stream's, with the three below */
 	bool known;			/* its evidence judges VMAs (split.h) */
 	bool dense;			/* and is dense */
@@ -129,6 +143,7 @@ struct afa_trial {
 	struct afa_evidence *ev;	/* counters to count it in */
 	u64 gap_start;			/* the half left out, file pages */
 	u64 gap_end;
+	u32 born;			/* the CPU's steered calls then */
 	u16 owner;			/* slot, or AFA_CLASS_OWNER() */
 	u8 left;			/* faults of the owner to wait; 0: free */
 };
@@ -161,14 +176,18 @@ struct afa_span_mark {
 struct afa_probe_cpu {
 	struct afa_vma_cache cache[AFA_NR_VMA_CACHE];
 	unsigned int cache_next;	/* next entry to overwrite */
+	unsigned int cache_last;	/* entry of the last call: looked at first */
 	struct afa_last_map last;
 	struct afa_span_mark span;
 	unsigned int kick_credit;	/* evidence since the last kick */
 	unsigned int rare_count;	/* due trials of rare-trial streams */
 	unsigned int memo_next;		/* next memo to overwrite */
-	u32 rand;			/* xorshift32 state of trial gaps */
+	u32 rand;			/* xorshift32 state of sample gaps */
+	unsigned int settled_skip;	/* settled faults to skip, then a run */
+	unsigned int settled_run;	/* settled faults left in this run */
 	unsigned int trial_next;	/* next trial slot to take */
 	unsigned int trials_waiting;	/* slots in use */
+	u32 calls;			/* steered calls, for trial ages */
 	struct afa_trial trial[AFA_NR_TRIALS];
 	/* VMAs this CPU moved to lane 1: identities, never dereferenced */
 	struct afa_vma_id memo[AFA_NR_SPLIT_MEMO];
@@ -243,8 +262,12 @@ static void afa_cache_find(struct afa_vma_cache *c, struct vm_area_struct *vma)
 
 	c->slot = afa_stream_find(vma, c->class, c->lane, &pub);
 	c->pub_gen = afa_pub_gen(pub);
-	if (c->slot == AFA_NO_STREAM)
+	if (c->slot == AFA_NO_STREAM) {
 		afa_stream_note(vma, c->class, c->lane);
+		return;
+	}
+	c->pub = afa_stream_pub(c->slot);
+	c->ev = afa_stream_evidence(c->slot);
 }
 
 static void afa_cache_fill(struct afa_probe_cpu *pc, struct afa_vma_cache *c,
@@ -256,6 +279,7 @@ static void afa_cache_fill(struct afa_probe_cpu *pc, struct afa_vma_cache *c,
 		.id = afa_vma_id(vma),
 		.vm_flags = vma->vm_flags,
 		.table_gen = table_gen,
+		.low_order = U8_MAX,
 		.class = afa_classify(vma->vm_flags,
 				      shmem_mapping(vma->vm_file->f_mapping)),
 		.calibration = afa_cost_mapping(vma->vm_file->f_mapping,
@@ -285,12 +309,14 @@ static struct afa_vma_cache *afa_cache_get(struct afa_probe_cpu *pc,
 					   unsigned long table_gen)
 {
 	struct afa_vma_cache *c;
-	unsigned int i;
+	unsigned int i, n;
 
-	for (i = 0; i < AFA_NR_VMA_CACHE; i++) {
+	for (n = 0; n < AFA_NR_VMA_CACHE; n++) {
+		i = (pc->cache_last + n) % AFA_NR_VMA_CACHE;
 		c = &pc->cache[i];
 		if (!afa_cache_is(c, vma))
 			continue;
+		pc->cache_last = i;
 		if (c->table_gen != table_gen) {
 			c->table_gen = table_gen;
 			if (c->slot == AFA_NO_STREAM && !c->calibration)
@@ -298,7 +324,8 @@ static struct afa_vma_cache *afa_cache_get(struct afa_probe_cpu *pc,
 		}
 		return c;
 	}
-	c = &pc->cache[pc->cache_next++ % AFA_NR_VMA_CACHE];
+	pc->cache_last = pc->cache_next++ % AFA_NR_VMA_CACHE;
+	c = &pc->cache[pc->cache_last];
 	afa_cache_fill(pc, c, vma, table_gen);
 	return c;
 }
@@ -320,14 +347,15 @@ static bool afa_fault_stream(struct afa_probe_cpu *pc, struct vm_fault *vmf,
 	if (c->calibration && afa_cost_mapping(c->id.file->f_mapping, &fs->order))
 		return false;
 	if (c->slot != AFA_NO_STREAM) {
-		pub = afa_stream_published(c->slot);
+		pub = READ_ONCE(*c->pub);
 		if (afa_pub_gen(pub) == c->pub_gen) {
 			*fs = (struct afa_fault_stream){
 				.c = c,
-				.ev = afa_stream_evidence(c->slot),
+				.ev = c->ev,
 				.owner = c->slot,
 				.order = afa_pub_order(pub),
 				.rare = afa_pub_rare_trials(pub),
+				.settled = afa_pub_settled(pub),
 				.slot = true,
 				.known = afa_pub_known(pub),
 				.dense = afa_pub_dense(pub),
@@ -390,6 +418,21 @@ static void afa_split_check(struct afa_probe_cpu *pc, struct vm_area_struct *vma
 }
 
 /*
+ * Faults to skip before the next sampled one (a trial, a run of tests):
+ * @every - 1 on average, drawn from [0, 2 * @every - 2], so that a
+ * pattern of a fixed period (runs of a few faults) does not put the same
+ * one of its faults in every sample.  xorshift32: cheap, per CPU, and
+ * good enough to break a period.
+ */
+static u32 afa_sample_gap(struct afa_probe_cpu *pc, u32 every)
+{
+	pc->rand ^= pc->rand << 13;
+	pc->rand ^= pc->rand >> 17;
+	pc->rand ^= pc->rand << 5;
+	return pc->rand % (2 * every - 1);
+}
+
+/*
  * Trials a stream whose trials are rare skips: one in 16 of the usual,
  * one fault in 64 at the default sample_every.
  */
@@ -411,12 +454,65 @@ static bool afa_trial_due(struct afa_probe_cpu *pc, bool rare)
 		this_cpu_write(afa_count.trial_countdown, left - 1);
 		return false;
 	}
-	/* xorshift32: cheap, per CPU, and good enough to break a period */
-	pc->rand ^= pc->rand << 13;
-	pc->rand ^= pc->rand >> 17;
-	pc->rand ^= pc->rand << 5;
-	this_cpu_write(afa_count.trial_countdown, pc->rand % (2 * every - 1));
+	this_cpu_write(afa_count.trial_countdown,
+		       afa_sample_gap(pc, every));
 	return !rare || !(++pc->rare_count % AFA_RARE_TRIALS);
+}
+
+/*
+ * A settled stream (its law found its window right AFA_CTL_SETTLED_STEPS
+ * batches in a row) takes its tests on one of its faults in
+ * AFA_SETTLED_EVERY, and only applies its window on the others: the
+ * growth test, the page-table test for wanted trial halves, trials, the
+ * lane check, the kernel-contract check and the span measurement are
+ * most of what the probe costs a fault (docs/benchmarks.md), and a
+ * fault of a stream whose window is right tells little new.  The tested
+ * faults come in runs of AFA_SETTLED_RUN in a row, a batch of evidence,
+ * so that what a run measures is what consecutive faults show (a scan at
+ * order 0 finds every other buddy mapped: g is 1/2 exactly in a run, and
+ * anything from 0 to 1 in scattered faults), with gaps drawn at random
+ * between runs, so that no pattern of a fixed period is always or never
+ * in a run.  A sample's ratios are those of all the faults.  A wanted
+ * half is a single fault, which the page-table test now sees with a
+ * chance of one in AFA_SETTLED_EVERY: it counts that many times.  This
+ * CPU's record of the trials waiting (afa_trials_wait()) is still looked
+ * at on every fault, so that a half wanted soon after its trial counts
+ * once, as before.  What changes is the cadence: a settled stream takes
+ * AFA_SETTLED_EVERY times as many faults to a batch of evidence, until
+ * the first batch that wants a move unsettles it and every fault is
+ * tested again (docs/control-law.md, "Convergence, in faults").  A
+ * mapping of a file with two lanes is tested at every fault until its
+ * first verdict (split.h), which needs its own outcomes.
+ * 8: the tests then cost an eighth of what they did, and a settled
+ * stream still takes a batch (8 faults) within 64 on average.
+ */
+#define AFA_SETTLED_EVERY	8
+#define AFA_SETTLED_RUN		AFA_MIN_SAMPLES_DEFAULT
+
+/*
+ * What this fault's tests weigh: 1 for a stream still learning (and for
+ * a class state, and an unjudged mapping of a split file); for a settled
+ * stream, AFA_SETTLED_EVERY in its runs of tested faults and 0 (no test)
+ * between them.
+ */
+static u32 afa_evidence_weight(struct afa_probe_cpu *pc,
+			       const struct afa_fault_stream *fs)
+{
+	if (!fs->settled || (fs->split && !fs->c->judged))
+		return 1;
+	if (pc->settled_run) {
+		pc->settled_run--;
+		return AFA_SETTLED_EVERY;
+	}
+	if (pc->settled_skip) {
+		pc->settled_skip--;
+		return 0;
+	}
+	/* this fault starts a run; the next run after a gap of the mean */
+	pc->settled_run = AFA_SETTLED_RUN - 1;
+	pc->settled_skip = afa_sample_gap(pc, AFA_SETTLED_RUN *
+					  (AFA_SETTLED_EVERY - 1));
+	return AFA_SETTLED_EVERY;
 }
 
 /*
@@ -471,7 +567,15 @@ static bool afa_trials_wait(struct afa_probe_cpu *pc, struct mm_struct *mm,
 
 	for (i = 0; i < AFA_NR_TRIALS; i++) {
 		t = &pc->trial[i];
-		if (!t->left || t->owner != owner || t->mm != mm)
+		if (!t->left)
+			continue;
+		if (pc->calls - t->born > AFA_TRIAL_AGE) {
+			t->left = 0;
+			t->ev->trials++;
+			pc->trials_waiting--;
+			continue;
+		}
+		if (t->owner != owner || t->mm != mm)
 			continue;
 		if (!found && pgoff >= t->gap_start && pgoff <= t->gap_end) {
 			found = true;
@@ -493,26 +597,34 @@ static bool afa_trials_wait(struct afa_probe_cpu *pc, struct mm_struct *mm,
  * half it left out is wanted now.  Judged by the page tables, a trial's
  * half counts whenever it is wanted in the life of the mapping, not only
  * by the next faults: program text, and random access over a whole
- * file, want a left-out half late.  (A half mapped at another order
- * before a move, or not cached when its window was mapped, counts too:
- * it cost this fault all the same.)  A trial still waiting on this CPU
- * is judged by its own half instead (afa_trials_wait()), and counts now.
- * At @min_order the stream takes no trials: only those still waiting
- * from above are looked for.
+ * file, want a left-out half late.  (A half not cached when its window
+ * was mapped counts too: it cost this fault all the same.)  A trial
+ * still waiting on this CPU is judged by its own half instead
+ * (afa_trials_wait()), and counts now.  At @min_order the stream takes
+ * no trials: only those still waiting from above are looked for.  A hit
+ * found here counts @weight times: on a settled stream the test runs on
+ * one fault in that many (afa_evidence_weight()).
  */
 static void afa_trial_test(struct afa_probe_cpu *pc, struct afa_call *c,
-			   u16 owner, u8 order, u8 min_order,
-			   struct afa_evidence *ev)
+			   const struct afa_fault_stream *fs, u8 order,
+			   u8 min_order, u32 weight, struct afa_evidence *ev)
 {
 	struct vm_fault *vmf = c->vmf;
 	u64 half;
 
 	if (pc->trials_waiting &&
-	    afa_trials_wait(pc, vmf->vma->vm_mm, owner, vmf->pgoff))
+	    afa_trials_wait(pc, vmf->vma->vm_mm, fs->owner, vmf->pgoff))
+		return;
+	/*
+	 * Windows of a lower order, applied here before the stream grew,
+	 * have halves of this order's windows mapped as a trial leaves
+	 * them: the page tables no longer tell trials apart here.
+	 */
+	if (fs->c->low_order < order)
 		return;
 	if (order > min_order && afa_windows_buddy(&c->w, 0, &half) &&
 	    afa_pte_mapped(&c->table, vmf, afa_page_addr(vmf, half)))
-		ev->trial_hits++;
+		ev->trial_hits += weight;
 }
 
 /*
@@ -540,6 +652,7 @@ static bool afa_trial_start(struct afa_probe_cpu *pc, struct mm_struct *mm,
 		.ev = ev,
 		.gap_start = gap_start,
 		.gap_end = gap_end,
+		.born = pc->calls,
 		.owner = owner,
 		.left = AFA_TRIAL_WAIT,
 	};
@@ -547,15 +660,14 @@ static bool afa_trial_start(struct afa_probe_cpu *pc, struct mm_struct *mm,
 }
 
 /*
- * Write the window [@start, @end] over the arguments, if allowed and sane.
+ * Write the window [@start, @end] over the arguments, if sane; the caller
+ * checked that the module acts (afa_limits.act, and enabled unless it is
+ * cost.c's calibration mapping).
  * Return: the pages of the window the kernel will map.
  */
 static u32 afa_actuate(struct pt_regs *regs, const struct afa_fault_pos *pos,
-		       u64 start, u64 end, bool calibration, u32 kernel_pages)
+		       u64 start, u64 end, u32 kernel_pages)
 {
-	if (!READ_ONCE(afa_limits.act) ||
-	    (!calibration && !READ_ONCE(afa_enabled)))
-		return kernel_pages;
 	if (!afa_window_sane(pos, start, end) ||
 	    !afa_arch_set_window(regs, start, end))
 		return kernel_pages;
@@ -582,19 +694,29 @@ static void afa_note_map(struct afa_probe_cpu *pc, struct vm_fault *vmf,
  * migrate in between, and a growth of one page to two PTE tables (the
  * window and a folio mapped by ->fault).  A thread of the same mm on
  * this CPU in between adds its pages: noise, which the ratio tolerates.
+ * A call that is not measured (@ev NULL: a settled stream's unsampled
+ * fault) still ends the measurement of the one before.
  */
 static void afa_span_note(struct afa_probe_cpu *pc, struct mm_struct *mm,
 			  struct afa_evidence *ev)
 {
 	struct afa_span_mark *m = &pc->span;
-	u64 migrations = current->se.nr_migrations;
-	long pages = afa_mm_file_pages(mm);
-	long grown = pages - m->pages;
+	u64 migrations;
+	long pages, grown;
 
+	if (!ev && !m->task)
+		return;
+	migrations = current->se.nr_migrations;
+	pages = afa_mm_file_pages(mm);
+	grown = pages - m->pages;
 	if (m->task == current && m->mm == mm && m->migrations == migrations &&
 	    grown > 0 && grown <= 2 * PTRS_PER_PTE) {
 		m->ev->spans++;
 		m->ev->span_pages += grown;
+	}
+	if (!ev) {
+		m->task = NULL;
+		return;
 	}
 	*m = (struct afa_span_mark){
 		.task = current,
@@ -606,24 +728,51 @@ static void afa_span_note(struct afa_probe_cpu *pc, struct mm_struct *mm,
 }
 
 /*
- * Evidence and window of a fault the module steers.  Trials and tests
- * are taken at the stream's own order, which is then also the order
- * applied (or one less, on trial).
+ * The same fault again, retried after ->fault dropped its locks for I/O
+ * (with or without FAULT_FLAG_TRIED: a fault under the VMA lock retries
+ * under mmap_lock without it), finds the pages its first call mapped
+ * around its own uncached page: no trial left them out.
+ */
+static bool afa_fault_again(const struct afa_probe_cpu *pc,
+			    const struct vm_fault *vmf)
+{
+	return pc->last.task == current &&
+	       pc->last.mapping == vmf->vma->vm_file->f_mapping &&
+	       pc->last.pgoff == vmf->pgoff;
+}
+
+/*
+ * A settled stream's fault between its runs of tests: it only counts
+ * for this CPU's trials waiting, and gets the stream's window.
+ */
+static u32 afa_act_settled(struct afa_probe_cpu *pc, struct vm_fault *vmf,
+			   struct pt_regs *regs,
+			   const struct afa_fault_pos *pos,
+			   const struct afa_fault_stream *fs, u32 nr_pages)
+{
+	u64 start, end;
+
+	pc->calls++;
+	if (pc->trials_waiting && !afa_fault_again(pc, vmf))
+		afa_trials_wait(pc, vmf->vma->vm_mm, fs->owner, vmf->pgoff);
+	fs->c->low_order = min(fs->c->low_order, fs->order);
+	afa_window(pos, fs->order, &start, &end);
+	return afa_actuate(regs, pos, start, end, nr_pages);
+}
+
+/*
+ * Evidence and window of a fault the module steers, and tests.  Trials
+ * and tests are taken at the stream's own order, which is then also the
+ * order applied (or one less, on trial).  @weight: what the fault's
+ * tests weigh, afa_evidence_weight(), not 0.
  */
 static u32 afa_learn_and_act(struct afa_probe_cpu *pc, struct vm_fault *vmf,
 			     struct pt_regs *regs,
 			     const struct afa_fault_pos *pos,
-			     const struct afa_fault_stream *fs, u32 nr_pages)
+			     const struct afa_fault_stream *fs, u32 nr_pages,
+			     u32 weight)
 {
-	/*
-	 * The same fault again, retried after ->fault dropped its locks for
-	 * I/O (with or without FAULT_FLAG_TRIED: a fault under the VMA lock
-	 * retries under mmap_lock without it), finds the pages its first
-	 * call mapped around its own uncached page: no trial left them out.
-	 */
-	bool again = pc->last.task == current &&
-		     pc->last.mapping == vmf->vma->vm_file->f_mapping &&
-		     pc->last.pgoff == vmf->pgoff;
+	bool again = afa_fault_again(pc, vmf);
 	struct afa_evidence *ev = afa_split_evidence(fs);
 	u32 outcomes = ev->tested + ev->trials;
 	u32 hits = ev->grow_hits + ev->trial_hits;
@@ -634,13 +783,16 @@ static u32 afa_learn_and_act(struct afa_probe_cpu *pc, struct vm_fault *vmf,
 		.vmf = vmf,
 		.table.state = AFA_PTE_UNREAD,
 	};
+	bool grow_test = order < max_order;
 	unsigned int apply = 1;		/* the stream's window, c.w's [1] */
 
-	afa_windows(pos, order, &c.w);
-	if (order < max_order)
+	pc->calls++;
+	afa_windows(pos, order, order > min_order ? 0 : 1, grow_test ? 2 : 1,
+		    &c.w);
+	if (grow_test)
 		afa_growth_test(&c, ev);
 	if (!again)
-		afa_trial_test(pc, &c, fs->owner, order, min_order, ev);
+		afa_trial_test(pc, &c, fs, order, min_order, weight, ev);
 	/*
 	 * Rare trials, but at max_order not before the VMA's first verdict:
 	 * there trials are its only outcomes (split.h).  A trial only where
@@ -653,11 +805,13 @@ static u32 afa_learn_and_act(struct afa_probe_cpu *pc, struct vm_fault *vmf,
 	if (fs->slot)
 		afa_split_check(pc, vmf->vma, fs, ev->tested + ev->trials - outcomes,
 				ev->grow_hits + ev->trial_hits - hits);
+	if (apply)
+		fs->c->low_order = min(fs->c->low_order, order);
 	if (++pc->kick_credit >= AFA_KICK_EVIDENCE) {
 		pc->kick_credit = 0;
 		afa_period_kick();
 	}
-	return afa_actuate(regs, pos, c.w.start[apply], c.w.end[apply], false,
+	return afa_actuate(regs, pos, c.w.start[apply], c.w.end[apply],
 			   nr_pages);
 }
 
@@ -678,24 +832,33 @@ static void afa_map_enter(struct pt_regs *regs)
 	};
 	u32 nr_pages = end - start + 1;
 	struct afa_fault_stream fs;
+	u32 weight = 1;
+	bool steer;
 
 	afa_period_wake();
 	if (nr_pages > this_cpu_read(afa_count.max_window))
 		this_cpu_write(afa_count.max_window, nr_pages);
-	if (!afa_kernel_window_ok(&pos, start, end))
-		this_cpu_inc(afa_count.contract_mismatch);
 	if (!afa_fault_stream(pc, vmf, &fs)) {
 		pc->span.task = NULL;
 		afa_window(&pos, fs.order, &start, &end);
-		afa_actuate(regs, &pos, start, end, true, nr_pages);
+		if (READ_ONCE(afa_limits.act))
+			afa_actuate(regs, &pos, start, end, nr_pages);
 		return;
 	}
-	afa_span_note(pc, vma->vm_mm, fs.ev);
 	/* Observing only: count, learn nothing at a window not ours. */
-	if (READ_ONCE(afa_enabled) && READ_ONCE(afa_limits.act) &&
-	    (READ_ONCE(afa_classes) & BIT(fs.c->class)))
+	steer = READ_ONCE(afa_enabled) && READ_ONCE(afa_limits.act) &&
+		(READ_ONCE(afa_classes) & BIT(fs.c->class));
+	/* Observing, every kernel window is checked against the contract. */
+	if (steer)
+		weight = afa_evidence_weight(pc, &fs);
+	if (weight && !afa_kernel_window_ok(&pos, start, end))
+		this_cpu_inc(afa_count.contract_mismatch);
+	afa_span_note(pc, vma->vm_mm, weight ? fs.ev : NULL);
+	if (steer && weight)
 		nr_pages = afa_learn_and_act(pc, vmf, regs, &pos, &fs,
-					     nr_pages);
+					     nr_pages, weight);
+	else if (steer)
+		nr_pages = afa_act_settled(pc, vmf, regs, &pos, &fs, nr_pages);
 	fs.ev->faults++;
 	fs.ev->pages += nr_pages;
 	afa_note_map(pc, vmf, fs.ev);

@@ -147,14 +147,17 @@ unsigned int afa_stream_find(struct vm_area_struct *vma, unsigned int class,
 }
 
 /**
- * afa_stream_published() - a slot's generation and order, fault path
+ * afa_stream_pub() - where a slot publishes its generation and order
  * @slot:	from afa_stream_find(), not AFA_NO_STREAM
  *
- * Return: the published word; see afa_pub_order() and afa_pub_gen().
+ * The fault path keeps the address with its lookup and reads the word
+ * with READ_ONCE() at every fault; see afa_pub_order() and afa_pub_gen().
+ *
+ * Return: the slot's published word, for reading only.
  */
-u32 afa_stream_published(unsigned int slot)
+const u32 *afa_stream_pub(unsigned int slot)
 {
-	return READ_ONCE(afa_streams[slot].pub);
+	return &afa_streams[slot].pub;
 }
 
 /**
@@ -240,6 +243,8 @@ static void afa_stream_set_order(struct afa_stream *s, u8 order)
 		flags |= AFA_PUB_DENSE;
 	if (s->split)
 		flags |= AFA_PUB_SPLIT;
+	if (afa_ctl_settled(&s->ctl))
+		flags |= AFA_PUB_SETTLED;
 
 	WRITE_ONCE(s->pub, s->gen << AFA_PUB_ORDER_BITS | flags | order);
 }

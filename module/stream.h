@@ -50,18 +50,21 @@ struct afa_stream_id {
 };
 
 /*
- * The published word of a slot: its generation, whether its trials are
- * rare (shrinking was found to cost: trials then cost more than they
- * tell), whether its evidence judges mappings and is dense, whether its
- * file has split into two lanes (split.h), and its order (at most
- * AFA_ORDER_MAX).
+ * The published word of a slot: its generation, whether its law has
+ * settled (afa_ctl_settled(): its growth evidence is sampled), whether
+ * its trials are rare (shrinking was found to cost: trials then cost
+ * more than they tell), whether its evidence judges mappings and is
+ * dense, whether its file has split into two lanes (split.h), and its
+ * order (at most AFA_ORDER_MAX).  AFA_PUB_ORDER_BITS is the generation's
+ * shift: the order and the flags below it.
  */
-#define AFA_PUB_ORDER_BITS	8
-#define AFA_PUB_ORDER_MASK	(BIT(AFA_PUB_ORDER_BITS - 4) - 1)
-#define AFA_PUB_SPLIT		BIT(AFA_PUB_ORDER_BITS - 4)
-#define AFA_PUB_KNOWN		BIT(AFA_PUB_ORDER_BITS - 3)
-#define AFA_PUB_DENSE		BIT(AFA_PUB_ORDER_BITS - 2)
-#define AFA_PUB_RARE_TRIALS	BIT(AFA_PUB_ORDER_BITS - 1)
+#define AFA_PUB_ORDER_BITS	9
+#define AFA_PUB_ORDER_MASK	(BIT(AFA_PUB_ORDER_BITS - 5) - 1)
+#define AFA_PUB_SPLIT		BIT(AFA_PUB_ORDER_BITS - 5)
+#define AFA_PUB_KNOWN		BIT(AFA_PUB_ORDER_BITS - 4)
+#define AFA_PUB_DENSE		BIT(AFA_PUB_ORDER_BITS - 3)
+#define AFA_PUB_RARE_TRIALS	BIT(AFA_PUB_ORDER_BITS - 2)
+#define AFA_PUB_SETTLED		BIT(AFA_PUB_ORDER_BITS - 1)
 
 static inline u8 afa_pub_order(u32 pub)
 {
@@ -74,6 +77,11 @@ static inline bool afa_pub_rare_trials(u32 pub)
 }
 
 static_assert(AFA_ORDER_MAX <= AFA_PUB_ORDER_MASK);
+
+static inline bool afa_pub_settled(u32 pub)
+{
+	return pub & AFA_PUB_SETTLED;
+}
 
 static inline bool afa_pub_split(u32 pub)
 {
@@ -98,7 +106,7 @@ static inline u32 afa_pub_gen(u32 pub)
 /* fault path */
 unsigned int afa_stream_find(struct vm_area_struct *vma, unsigned int class,
 			     unsigned int lane, u32 *pub);
-u32 afa_stream_published(unsigned int slot);
+const u32 *afa_stream_pub(unsigned int slot);
 struct afa_evidence *afa_stream_evidence(unsigned int slot);
 void afa_stream_note(struct vm_area_struct *vma, unsigned int class,
 		     unsigned int lane);
