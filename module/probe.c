@@ -85,6 +85,17 @@
  */
 #define AFA_TRIAL_AGE		(AFA_NR_TRIALS * AFA_TRIAL_WAIT)
 
+/*
+ * afa_probe_cpu.trials_mm when the trials waiting are of several streams
+ * or mms: a fault of any looks through them.  While they are of one
+ * stream in one mm, the faults of others skip the look: those of the
+ * next process, when the one that took them exited, and of its other
+ * mappings (a short process's text takes trials at its start and then
+ * faults no more; its reads of a data file would otherwise look through
+ * them at every fault until they age).
+ */
+#define AFA_TRIALS_MIXED	((struct mm_struct *)1UL)
+
 /* Owner of class evidence: a slot number past the table. */
 #define AFA_CLASS_OWNER(class)	(AFA_NR_STREAMS + 1 + (class))
 
@@ -187,6 +198,8 @@ struct afa_probe_cpu {
 	unsigned int settled_run;	/* settled faults left in this run */
 	unsigned int trial_next;	/* next trial slot to take */
 	unsigned int trials_waiting;	/* slots in use */
+	struct mm_struct *trials_mm;	/* of every trial waiting, or MIXED */
+	u16 trials_owner;		/* and their owner, unless MIXED */
 	u32 calls;			/* steered calls, for trial ages */
 	struct afa_trial trial[AFA_NR_TRIALS];
 	/* VMAs this CPU moved to lane 1: identities, never dereferenced */
@@ -462,27 +475,31 @@ static bool afa_trial_due(struct afa_probe_cpu *pc, bool rare)
 /*
  * A settled stream (its law found its window right AFA_CTL_SETTLED_STEPS
  * batches in a row) takes its tests on one of its faults in
- * AFA_SETTLED_EVERY, and only applies its window on the others: the
- * growth test, the page-table test for wanted trial halves, trials, the
- * lane check, the kernel-contract check and the span measurement are
- * most of what the probe costs a fault (docs/benchmarks.md), and a
- * fault of a stream whose window is right tells little new.  The tested
- * faults come in runs of AFA_SETTLED_RUN in a row, a batch of evidence,
- * so that what a run measures is what consecutive faults show (a scan at
- * order 0 finds every other buddy mapped: g is 1/2 exactly in a run, and
- * anything from 0 to 1 in scattered faults), with gaps drawn at random
- * between runs, so that no pattern of a fixed period is always or never
- * in a run.  A sample's ratios are those of all the faults.  A wanted
- * half is a single fault, which the page-table test now sees with a
- * chance of one in AFA_SETTLED_EVERY: it counts that many times.  This
- * CPU's record of the trials waiting (afa_trials_wait()) is still looked
- * at on every fault, so that a half wanted soon after its trial counts
- * once, as before.  What changes is the cadence: a settled stream takes
- * AFA_SETTLED_EVERY times as many faults to a batch of evidence, until
- * the first batch that wants a move unsettles it and every fault is
- * tested again (docs/control-law.md, "Convergence, in faults").  A
- * mapping of a file with two lanes is tested at every fault until its
- * first verdict (split.h), which needs its own outcomes.
+ * AFA_SETTLED_EVERY: the growth test, trials, the kernel-contract check
+ * and the span measurement are half of what the probe costs a fault
+ * (docs/benchmarks.md), and a fault of a stream whose window is right
+ * tells little new.  Its other faults are looked at only for a trial's
+ * half wanted, which is a single fault that a sample would mostly miss
+ * (afa_act_settled()), and get the window.  The tested faults come in
+ * runs of AFA_SETTLED_RUN in a row, a batch of evidence, so that what a
+ * run measures is what consecutive faults show (a scan at order 0 finds
+ * every other buddy mapped: g is 1/2 exactly in a run, and anything from
+ * 0 to 1 in scattered faults), with gaps drawn at random between runs,
+ * so that no pattern of a fixed period is always or never in a run.  A
+ * sample's ratios are those of all the faults; what changes is the
+ * cadence: a settled stream takes AFA_SETTLED_EVERY times as many faults
+ * to a batch of evidence, until the first batch that wants a move
+ * unsettles it and every fault is tested again (docs/control-law.md,
+ * "Settled streams").  Verdicts on mappings (split.h) count only faults
+ * of mappings tested at every fault: a verdict that a mapping is sparse
+ * rests on its hits being few, which a sample cannot tell (two threads
+ * reading a file at random on two CPUs had a CPU's view of their
+ * mapping moved to a sparse lane so).  So a mapping is tested at every
+ * fault until its first verdict (32 outcomes), and judged again only
+ * while its stream learns: a mapping that behaves unlike its settled
+ * lane is found at its first verdict, as a scan's file's first sparse
+ * probe (20-learning), and one that changes later once its evidence
+ * unsettles the lane.
  * 8: the tests then cost an eighth of what they did, and a settled
  * stream still takes a batch (8 faults) within 64 on average.
  */
@@ -490,29 +507,37 @@ static bool afa_trial_due(struct afa_probe_cpu *pc, bool rare)
 #define AFA_SETTLED_RUN		AFA_MIN_SAMPLES_DEFAULT
 
 /*
- * What this fault's tests weigh: 1 for a stream still learning (and for
- * a class state, and an unjudged mapping of a split file); for a settled
- * stream, AFA_SETTLED_EVERY in its runs of tested faults and 0 (no test)
- * between them.
+ * Is every fault of this mapping tested?  While its stream learns (and
+ * for a class state), and until the mapping's first verdict.  Only such
+ * faults count towards verdicts (split.h).
  */
-static u32 afa_evidence_weight(struct afa_probe_cpu *pc,
-			       const struct afa_fault_stream *fs)
+static bool afa_tests_all(const struct afa_fault_stream *fs)
 {
-	if (!fs->settled || (fs->split && !fs->c->judged))
-		return 1;
+	return !fs->settled || !fs->c->judged;
+}
+
+/*
+ * Are this fault's tests due?  At every fault afa_tests_all() says so,
+ * else in the settled stream's runs of tested faults only.
+ */
+static bool afa_tests_due(struct afa_probe_cpu *pc,
+			  const struct afa_fault_stream *fs)
+{
+	if (afa_tests_all(fs))
+		return true;
 	if (pc->settled_run) {
 		pc->settled_run--;
-		return AFA_SETTLED_EVERY;
+		return true;
 	}
 	if (pc->settled_skip) {
 		pc->settled_skip--;
-		return 0;
+		return false;
 	}
 	/* this fault starts a run; the next run after a gap of the mean */
 	pc->settled_run = AFA_SETTLED_RUN - 1;
 	pc->settled_skip = afa_sample_gap(pc, AFA_SETTLED_RUN *
 					  (AFA_SETTLED_EVERY - 1));
-	return AFA_SETTLED_EVERY;
+	return true;
 }
 
 /*
@@ -525,6 +550,17 @@ struct afa_call {
 	struct afa_windows w;
 	struct afa_pte_table table;
 };
+
+/*
+ * Set up a call: its PTE table is not read yet, and its windows are
+ * computed as its questions need them (afa_windows()), so the rest is
+ * left as it is, unset.
+ */
+static void afa_call_init(struct afa_call *c, struct vm_fault *vmf)
+{
+	c->vmf = vmf;
+	c->table.state = AFA_PTE_UNREAD;
+}
 
 /* The user address of file page @pgoff, in the VMA of @vmf's fault. */
 static unsigned long afa_page_addr(const struct vm_fault *vmf, u64 pgoff)
@@ -549,6 +585,45 @@ static void afa_growth_test(struct afa_call *c, struct afa_evidence *ev)
 }
 
 /*
+ * Count the trials waiting on this CPU past their age, and note whose
+ * the others are (AFA_TRIALS_MIXED): after a trial starts or waits.
+ */
+static void afa_trials_note(struct afa_probe_cpu *pc)
+{
+	struct afa_trial *t;
+	unsigned int i;
+
+	pc->trials_mm = NULL;
+	for (i = 0; i < AFA_NR_TRIALS; i++) {
+		t = &pc->trial[i];
+		if (t->left && pc->calls - t->born > AFA_TRIAL_AGE) {
+			t->left = 0;
+			t->ev->trials++;
+			pc->trials_waiting--;
+		}
+		if (!t->left)
+			continue;
+		if (!pc->trials_mm) {
+			pc->trials_mm = t->mm;
+			pc->trials_owner = t->owner;
+		} else if (pc->trials_mm != t->mm ||
+			   pc->trials_owner != t->owner) {
+			pc->trials_mm = AFA_TRIALS_MIXED;
+			return;
+		}
+	}
+}
+
+/* Can a trial waiting on this CPU be of @owner in @mm? */
+static bool afa_trials_of(const struct afa_probe_cpu *pc,
+			  const struct mm_struct *mm, u16 owner)
+{
+	return pc->trials_waiting &&
+	       ((pc->trials_mm == mm && pc->trials_owner == owner) ||
+		pc->trials_mm == AFA_TRIALS_MIXED);
+}
+
+/*
  * Count this CPU's waiting trials of @owner in @mm one fault closer to
  * counting as not wanted, and the one whose half holds @pgoff as wanted:
  * this fault is in the half it left out.  A trial is judged by its own
@@ -561,21 +636,13 @@ static void afa_growth_test(struct afa_call *c, struct afa_evidence *ev)
 static bool afa_trials_wait(struct afa_probe_cpu *pc, struct mm_struct *mm,
 			    u16 owner, pgoff_t pgoff)
 {
+	unsigned int i, waiting = pc->trials_waiting;
 	bool found = false;
 	struct afa_trial *t;
-	unsigned int i;
 
 	for (i = 0; i < AFA_NR_TRIALS; i++) {
 		t = &pc->trial[i];
-		if (!t->left)
-			continue;
-		if (pc->calls - t->born > AFA_TRIAL_AGE) {
-			t->left = 0;
-			t->ev->trials++;
-			pc->trials_waiting--;
-			continue;
-		}
-		if (t->owner != owner || t->mm != mm)
+		if (!t->left || t->owner != owner || t->mm != mm)
 			continue;
 		if (!found && pgoff >= t->gap_start && pgoff <= t->gap_end) {
 			found = true;
@@ -587,6 +654,8 @@ static bool afa_trials_wait(struct afa_probe_cpu *pc, struct mm_struct *mm,
 			pc->trials_waiting--;
 		}
 	}
+	if (pc->trials_waiting != waiting)
+		afa_trials_note(pc);
 	return found;
 }
 
@@ -601,18 +670,18 @@ static bool afa_trials_wait(struct afa_probe_cpu *pc, struct mm_struct *mm,
  * was mapped counts too: it cost this fault all the same.)  A trial
  * still waiting on this CPU is judged by its own half instead
  * (afa_trials_wait()), and counts now.  At @min_order the stream takes
- * no trials: only those still waiting from above are looked for.  A hit
- * found here counts @weight times: on a settled stream the test runs on
- * one fault in that many (afa_evidence_weight()).
+ * no trials: only those still waiting from above are looked for.  It
+ * runs at every fault, of settled streams too: a wanted half is a single
+ * fault, which a sample would mostly miss.
  */
 static void afa_trial_test(struct afa_probe_cpu *pc, struct afa_call *c,
 			   const struct afa_fault_stream *fs, u8 order,
-			   u8 min_order, u32 weight, struct afa_evidence *ev)
+			   u8 min_order, struct afa_evidence *ev)
 {
 	struct vm_fault *vmf = c->vmf;
 	u64 half;
 
-	if (pc->trials_waiting &&
+	if (afa_trials_of(pc, vmf->vma->vm_mm, fs->owner) &&
 	    afa_trials_wait(pc, vmf->vma->vm_mm, fs->owner, vmf->pgoff))
 		return;
 	/*
@@ -624,7 +693,7 @@ static void afa_trial_test(struct afa_probe_cpu *pc, struct afa_call *c,
 		return;
 	if (order > min_order && afa_windows_buddy(&c->w, 0, &half) &&
 	    afa_pte_mapped(&c->table, vmf, afa_page_addr(vmf, half)))
-		ev->trial_hits += weight;
+		ev->trial_hits++;
 }
 
 /*
@@ -656,6 +725,7 @@ static bool afa_trial_start(struct afa_probe_cpu *pc, struct mm_struct *mm,
 		.owner = owner,
 		.left = AFA_TRIAL_WAIT,
 	};
+	afa_trials_note(pc);
 	return true;
 }
 
@@ -742,20 +812,49 @@ static bool afa_fault_again(const struct afa_probe_cpu *pc,
 }
 
 /*
- * A settled stream's fault between its runs of tests: it only counts
- * for this CPU's trials waiting, and gets the stream's window.
+ * afa_act_settled() above @min_order, where the trial test needs a call
+ * (its windows, its PTE table).  Not inlined: the kernel may zero every
+ * stack variable at its declaration (INIT_STACK_ALL_ZERO, as Debian's
+ * do), and the call's 72 bytes would then be cleared at min_order too,
+ * where nothing reads them.
+ */
+static noinline u32
+afa_act_settled_above(struct afa_probe_cpu *pc, struct vm_fault *vmf,
+		      struct pt_regs *regs, const struct afa_fault_pos *pos,
+		      const struct afa_fault_stream *fs, u8 min_order,
+		      u32 nr_pages)
+{
+	struct afa_call c;
+
+	afa_call_init(&c, vmf);
+	afa_windows(pos, fs->order, 0, 1, &c.w);
+	if (!afa_fault_again(pc, vmf))
+		afa_trial_test(pc, &c, fs, fs->order, min_order, fs->ev);
+	return afa_actuate(regs, pos, c.w.start[1], c.w.end[1], nr_pages);
+}
+
+/*
+ * A settled stream's fault between its runs of tests: it is looked at
+ * only for a trial's half wanted (afa_trial_test()), and gets the
+ * stream's window.
  */
 static u32 afa_act_settled(struct afa_probe_cpu *pc, struct vm_fault *vmf,
 			   struct pt_regs *regs,
 			   const struct afa_fault_pos *pos,
 			   const struct afa_fault_stream *fs, u32 nr_pages)
 {
+	u8 min_order = READ_ONCE(afa_limits.min_order);
 	u64 start, end;
 
 	pc->calls++;
-	if (pc->trials_waiting && !afa_fault_again(pc, vmf))
-		afa_trials_wait(pc, vmf->vma->vm_mm, fs->owner, vmf->pgoff);
 	fs->c->low_order = min(fs->c->low_order, fs->order);
+	if (fs->order > min_order)
+		return afa_act_settled_above(pc, vmf, regs, pos, fs, min_order,
+					     nr_pages);
+	/* at min_order only the trials waiting from above can be wanted */
+	if (afa_trials_of(pc, vmf->vma->vm_mm, fs->owner) &&
+	    !afa_fault_again(pc, vmf))
+		afa_trials_wait(pc, vmf->vma->vm_mm, fs->owner, vmf->pgoff);
 	afa_window(pos, fs->order, &start, &end);
 	return afa_actuate(regs, pos, start, end, nr_pages);
 }
@@ -763,14 +862,12 @@ static u32 afa_act_settled(struct afa_probe_cpu *pc, struct vm_fault *vmf,
 /*
  * Evidence and window of a fault the module steers, and tests.  Trials
  * and tests are taken at the stream's own order, which is then also the
- * order applied (or one less, on trial).  @weight: what the fault's
- * tests weigh, afa_evidence_weight(), not 0.
+ * order applied (or one less, on trial).
  */
 static u32 afa_learn_and_act(struct afa_probe_cpu *pc, struct vm_fault *vmf,
 			     struct pt_regs *regs,
 			     const struct afa_fault_pos *pos,
-			     const struct afa_fault_stream *fs, u32 nr_pages,
-			     u32 weight)
+			     const struct afa_fault_stream *fs, u32 nr_pages)
 {
 	bool again = afa_fault_again(pc, vmf);
 	struct afa_evidence *ev = afa_split_evidence(fs);
@@ -779,20 +876,18 @@ static u32 afa_learn_and_act(struct afa_probe_cpu *pc, struct vm_fault *vmf,
 	u8 max_order = READ_ONCE(afa_limits.max_order);
 	u8 min_order = READ_ONCE(afa_limits.min_order);
 	u8 order = fs->order;
-	struct afa_call c = {
-		.vmf = vmf,
-		.table.state = AFA_PTE_UNREAD,
-	};
+	struct afa_call c;
 	bool grow_test = order < max_order;
 	unsigned int apply = 1;		/* the stream's window, c.w's [1] */
 
+	afa_call_init(&c, vmf);
 	pc->calls++;
 	afa_windows(pos, order, order > min_order ? 0 : 1, grow_test ? 2 : 1,
 		    &c.w);
 	if (grow_test)
 		afa_growth_test(&c, ev);
 	if (!again)
-		afa_trial_test(pc, &c, fs, order, min_order, weight, ev);
+		afa_trial_test(pc, &c, fs, order, min_order, ev);
 	/*
 	 * Rare trials, but at max_order not before the VMA's first verdict:
 	 * there trials are its only outcomes (split.h).  A trial only where
@@ -802,7 +897,7 @@ static u32 afa_learn_and_act(struct afa_probe_cpu *pc, struct vm_fault *vmf,
 	    afa_trial_due(pc, fs->rare && (fs->c->judged || order < max_order)) &&
 	    afa_trial_start(pc, vmf->vma->vm_mm, &c, fs->owner, ev))
 		apply = 0;
-	if (fs->slot)
+	if (fs->slot && afa_tests_all(fs))
 		afa_split_check(pc, vmf->vma, fs, ev->tested + ev->trials - outcomes,
 				ev->grow_hits + ev->trial_hits - hits);
 	if (apply)
@@ -832,8 +927,7 @@ static void afa_map_enter(struct pt_regs *regs)
 	};
 	u32 nr_pages = end - start + 1;
 	struct afa_fault_stream fs;
-	u32 weight = 1;
-	bool steer;
+	bool steer, tests = true;
 
 	afa_period_wake();
 	if (nr_pages > this_cpu_read(afa_count.max_window))
@@ -850,13 +944,13 @@ static void afa_map_enter(struct pt_regs *regs)
 		(READ_ONCE(afa_classes) & BIT(fs.c->class));
 	/* Observing, every kernel window is checked against the contract. */
 	if (steer)
-		weight = afa_evidence_weight(pc, &fs);
-	if (weight && !afa_kernel_window_ok(&pos, start, end))
+		tests = afa_tests_due(pc, &fs);
+	if (tests && !afa_kernel_window_ok(&pos, start, end))
 		this_cpu_inc(afa_count.contract_mismatch);
-	afa_span_note(pc, vma->vm_mm, weight ? fs.ev : NULL);
-	if (steer && weight)
+	afa_span_note(pc, vma->vm_mm, tests ? fs.ev : NULL);
+	if (steer && tests)
 		nr_pages = afa_learn_and_act(pc, vmf, regs, &pos, &fs,
-					     nr_pages, weight);
+					     nr_pages);
 	else if (steer)
 		nr_pages = afa_act_settled(pc, vmf, regs, &pos, &fs, nr_pages);
 	fs.ev->faults++;

@@ -60,6 +60,7 @@ struct afa_stream {
 	struct afa_evidence seen;	/* per-CPU sums at the last fold */
 	struct afa_evidence last;	/* what the last fold added */
 	u64 nr_faults;			/* faults since the slot was taken */
+	u64 nr_tested;			/* of those, growth-tested */
 	struct afa_ctl_input pending;	/* evidence since the last step */
 	struct afa_ctl_state ctl;	/* the law's state */
 };
@@ -310,6 +311,7 @@ u64 afa_stream_fold(const struct afa_ctl_params *p,
 			continue;
 		s->last_fault = jiffies;
 		s->nr_faults += s->last.faults;
+		s->nr_tested += s->last.tested;
 		faults += s->last.faults;
 		afa_evidence_to_input(&s->pending, &s->last);
 		afa_stream_step(s, p, c);
@@ -386,6 +388,7 @@ static bool afa_stream_add(const struct afa_stream_cand *c,
 	s->dev = c->dev;
 	s->last_fault = jiffies;
 	s->nr_faults = 0;
+	s->nr_tested = 0;
 	s->known = false;
 	s->dense = false;
 	s->split = false;
@@ -494,12 +497,12 @@ void afa_stream_show(struct seq_file *m)
 
 	seq_printf(m, "# streams: %u of %u slots in use\n",
 		   afa_stream_nr_used(), AFA_NR_STREAMS);
-	seq_puts(m, "stream class        dev          ino lane order   window_kib  span_kib   faults grow% trial% idle_ms\n");
+	seq_puts(m, "stream class        dev          ino lane order   window_kib  span_kib   faults grow% trial% idle_ms settled   tested\n");
 	for (i = 0; i < AFA_NR_STREAMS; i++) {
 		s = &afa_streams[i];
 		if (!s->key.mapping)
 			continue;
-		seq_printf(m, "%6u %-8s %4u:%-4u %12llu %4u %5u %12llu %9llu %8llu %5u %6u %7u\n",
+		seq_printf(m, "%6u %-8s %4u:%-4u %12llu %4u %5u %12llu %9llu %8llu %5u %6u %7u %7u %8llu\n",
 			   i, afa_class_name(s->key.class),
 			   MAJOR(s->dev), MINOR(s->dev), s->key.ino,
 			   s->key.lane, s->ctl.order,
@@ -508,7 +511,8 @@ void afa_stream_show(struct seq_file *m)
 			   s->nr_faults,
 			   afa_ctl_grow_permille(&s->ctl) / 10,
 			   afa_ctl_trial_permille(&s->ctl) / 10,
-			   jiffies_to_msecs(jiffies - s->last_fault));
+			   jiffies_to_msecs(jiffies - s->last_fault),
+			   afa_ctl_settled(&s->ctl), s->nr_tested);
 	}
 }
 

@@ -429,7 +429,7 @@ if trace:
     series = {}	# label -> [(t, order)]
     for t, ev, d in trace:
         cls = d.get('class', '?')
-        if d.get('pid') == '0':
+        if d.get('slot') == '-1':
             label = 'class %s' % cls
         elif d.get('ino') not in inos:
             continue	# streams of the shell, trace-cmd, busybox
@@ -438,7 +438,7 @@ if trace:
         else:
             label = 'stream %s %s' % (cls, inos[d['ino']])
         if ev == 'afa_stream':
-            if d.get('action') == 'new':
+            if d.get('event') == 'added':
                 series.setdefault(label, []).append((t - t0, int(d['order']), 'new'))
             elif label in series and not label.startswith('streams'):
                 series[label].append((t - t0, int(d['order']), 'evict'))
@@ -447,15 +447,15 @@ if trace:
             if not pts:
                 # a class holds its order from the load on
                 pts.append((0.0 if label.startswith('class') else t - t0,
-                            int(d['old']), 'old'))
-            pts.append((t - t0, int(d['new']), 'chg'))
+                            int(d['old_order']), 'old'))
+            pts.append((t - t0, int(d['new_order']), 'chg'))
     w('### Order over time, traced adaptive run')
     w('')
     w('`trace-cmd record -e autofaultaround:afa_order_change -e '
       'autofaultaround:afa_stream` around one module run of the mixed '
       'workload followed by the exec workload (fresh module, default '
-      'parameters). Class lines (pid 0 in the events) are the windows new '
-      'streams start from; stream lines are one mapping each.')
+      'parameters). Class lines (slot -1 in the events) are the windows new '
+      'streams start from; stream lines are one file each.')
     w('')
     w('![order over time](bench/trace-orders%s.png)' % SFX)
     w('')

@@ -14,6 +14,7 @@
 #   BENCH-REAL-PREP wl=WORKLOAD ...: the real workloads' cache-filling runs
 #   BENCH-OVH win=BYTES cfg=off|afa0|afacn rep=R minflt=N ns=N lines=N fab=BYTES
 #   BENCH-STATE wl=WORKLOAD rep=R what=class|stream name=CLASS[/FILE] [lane=N] order=N faults=N
+#   BENCH-FOLDS wl=WORKLOAD rep=R folds=N kicked=N  (the module's, at the end of a block)
 #   BENCH-INFO ... page=BYTES table_pages=N base=oN ...: parameters
 #   BENCH-MARK, BENCH-TRACE-OUT: phases, output
 #   BENCH-TRACE <trace-cmd report line: afa_order_change, afa_stream, or
@@ -180,6 +181,8 @@ state() {
 		BEGIN { n = split(inos, a, " "); for (i = 1; i <= n; i += 2) name[a[i]] = a[i + 1] }
 		$1 == "class" { for (i = 1; i <= NF; i++) cc[$i] = i; mode = "c"; next }
 		$1 == "stream" { for (i = 1; i <= NF; i++) sc[$i] = i; mode = "s"; next }
+		$1 == "#" && $2 ~ /^folds=/ {
+			printf "BENCH-FOLDS wl=%s rep=%s %s %s\n", wl, rep, $2, $3 }
 		/^#/ { next }
 		mode == "c" && $cc["faults"] > 0 {
 			printf "BENCH-STATE wl=%s rep=%s what=class name=%s order=%s faults=%s\n",
