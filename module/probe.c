@@ -127,7 +127,6 @@ struct afa_vma_cache {
 	u16 slot;			/* stream, or AFA_NO_STREAM */
 	u8 class;			/* enum afa_class */
 	u8 lane;			/* lane of the VMA in its file */
-	u8 low_order;			/* lowest order applied here, not on trial */
 	bool calibration;		/* cost.c's own mapping */
 	bool judged;			/* the tally had a verdict */
 	struct afa_split_tally tally;	/* the VMA's outcomes, split.h */
@@ -292,7 +291,6 @@ static void afa_cache_fill(struct afa_probe_cpu *pc, struct afa_vma_cache *c,
 		.id = afa_vma_id(vma),
 		.vm_flags = vma->vm_flags,
 		.table_gen = table_gen,
-		.low_order = U8_MAX,
 		.class = afa_classify(vma->vm_flags,
 				      shmem_mapping(vma->vm_file->f_mapping)),
 		.calibration = afa_cost_mapping(vma->vm_file->f_mapping,
@@ -684,13 +682,6 @@ static void afa_trial_test(struct afa_probe_cpu *pc, struct afa_call *c,
 	if (afa_trials_of(pc, vmf->vma->vm_mm, fs->owner) &&
 	    afa_trials_wait(pc, vmf->vma->vm_mm, fs->owner, vmf->pgoff))
 		return;
-	/*
-	 * Windows of a lower order, applied here before the stream grew,
-	 * have halves of this order's windows mapped as a trial leaves
-	 * them: the page tables no longer tell trials apart here.
-	 */
-	if (fs->c->low_order < order)
-		return;
 	if (order > min_order && afa_windows_buddy(&c->w, 0, &half) &&
 	    afa_pte_mapped(&c->table, vmf, afa_page_addr(vmf, half)))
 		ev->trial_hits++;
@@ -847,7 +838,6 @@ static u32 afa_act_settled(struct afa_probe_cpu *pc, struct vm_fault *vmf,
 	u64 start, end;
 
 	pc->calls++;
-	fs->c->low_order = min(fs->c->low_order, fs->order);
 	if (fs->order > min_order)
 		return afa_act_settled_above(pc, vmf, regs, pos, fs, min_order,
 					     nr_pages);
@@ -900,8 +890,6 @@ static u32 afa_learn_and_act(struct afa_probe_cpu *pc, struct vm_fault *vmf,
 	if (fs->slot && afa_tests_all(fs))
 		afa_split_check(pc, vmf->vma, fs, ev->tested + ev->trials - outcomes,
 				ev->grow_hits + ev->trial_hits - hits);
-	if (apply)
-		fs->c->low_order = min(fs->c->low_order, order);
 	if (++pc->kick_credit >= AFA_KICK_EVIDENCE) {
 		pc->kick_credit = 0;
 		afa_period_kick();
