@@ -77,11 +77,12 @@
 
 /*
  * Steered calls of a CPU after which a trial still waiting counts, as
- * not wanted so far, whoever's faults came meanwhile: a trial whose
- * process exited, or whose stream faults no more on this CPU, would
- * otherwise wait for ever, and every fault of the CPU would look through
- * it.  Eight waits: a stream that shares the CPU with seven others still
- * has its trials judged by its own faults.
+ * not wanted so far, whoever's faults came meanwhile, when the CPU next
+ * starts or resolves a trial (afa_trials_note()): a trial whose process
+ * exited, or whose stream faults no more on this CPU, would otherwise
+ * wait for ever and keep the CPU's trials mixed.  Eight waits: a stream
+ * that shares the CPU with seven others still has its trials judged by
+ * its own faults.
  */
 #define AFA_TRIAL_AGE		(AFA_NR_TRIALS * AFA_TRIAL_WAIT)
 
