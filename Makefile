@@ -231,7 +231,7 @@ vmtest-debug-rt: debug-kernel-rt
 # once); the module, vm/probetest and the tools cross-built against their
 # headers.  One boot per kernel, each ending "vmtest: N passed, N
 # failed".  FOREIGN_TESTS: the files of vm/guest/tests that run there.
-FOREIGN_TESTS ?= 00-load 10-faults 15-actuator 16-fault-around-optin 17-span
+FOREIGN_TESTS ?= 00-load 10-faults 15-actuator 16-fault-around-optin 17-span 18-converge
 
 vmtest-arm64:
 	@$(VM_LOCK) scripts/vmtest-foreign.sh arm64 $(FOREIGN_TESTS)
