@@ -164,9 +164,9 @@ struct afa_ctl_state {
  * Steps in a row that found the order right (neither direction pays
  * beyond the deadband, or only past a bound) after which a state is
  * settled: three batches, so that one lucky batch does not settle a
- * stream that is still moving.  A settled stream gathers its growth
- * evidence on a sample of its faults (probe.c); any other step, and any
- * move, unsettles it.  Fits at_rest (3 bits).
+ * stream that is still moving.  A settled stream takes its growth test
+ * and trials on a sample of its faults (probe.c); any other step, and
+ * any move, unsettles it.  Fits at_rest (3 bits).
  */
 #define AFA_CTL_SETTLED_STEPS	3
 

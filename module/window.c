@@ -17,6 +17,10 @@
  * window of order n - 1 lies inside that of order n, which lies inside
  * that of order n + 1: the evidence the law uses compares these nested
  * windows (afa_window_gap(), afa_window_buddy()).
+ *
+ * The module computes them inline (window.h: afa_windows() and its
+ * questions); the per-order forms here are the reference KUnit checks
+ * those against, and are linked into the tests only (kunit/Kbuild).
  */
 #include "window.h"
 
