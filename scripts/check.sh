@@ -41,7 +41,7 @@ debug_runs=("vmtest-debug 3300" "vmtest-debug-rt 4500 AFA_DEBUG_RT=1")
 # debug_lane: run each cached debug kernel's phase in the copy, one after
 # the other; each leaves build/check-NAME.{log,rc}, or .skip with why not
 debug_lane() {
-	local run name secs why
+	local run name secs why vm_s
 	for run in "${debug_runs[@]}"; do
 		# shellcheck disable=SC2086 # a run is words without blanks
 		set -- $run
@@ -54,7 +54,11 @@ debug_lane() {
 			printf 'time budget\n%s\n' "$(($(date +%s) - t0)) s so far, and its $secs s would pass the budget of $budget s (AFA_CHECK_BUDGET_S); 'make $name' runs it alone" >"build/check-$name.skip"
 		else
 			date +%s >"build/check-$name.start"
-			env "$@" make -s -C "$lane" "$name" >"build/check-$name.log" 2>&1
+			# a VM that hangs must not take the run past the budget
+			vm_s=$((t0 + budget - 120 - $(date +%s)))
+			[ "$vm_s" -le 4800 ] || vm_s=4800
+			env "$@" AFA_VM_TIMEOUT=$vm_s \
+				make -s -C "$lane" "$name" >"build/check-$name.log" 2>&1
 			echo $? >"build/check-$name.rc"
 		fi
 	done
@@ -80,7 +84,8 @@ debug_phases() {
 		echo "=== $name: make -s $name, beside the other phases from $((t1 - t0)) s to $((t2 - t0)) s [kernel: debug kernel in $(env "$@" scripts/debug-kernel.sh --dir)]"
 		cat "build/check-$name.log"
 		KNOTE="debug kernel in $(env "$@" scripts/debug-kernel.sh --dir)" \
-			count "$name" vmtest "build/check-$name.log" "$(cat "build/check-$name.rc")"
+			count "$name" vmtest "build/check-$name.log" \
+			"$(cat "build/check-$name.rc")" $((t2 - t1))
 	done
 }
 
@@ -103,11 +108,11 @@ trap 'kill -- -$lane_pid 2>/dev/null' EXIT
 trap 'exit 143' INT TERM
 echo "check: the debug kernels' lane runs beside the other phases in a copy of this checkout, $lane (logs: build/check-vmtest-debug*.log, its VM's in $lane/build)"
 
-# count NAME LABEL LOG RC: add a finished phase's checks to the total.
-#   A phase may print several "LABEL: N passed, N failed" lines (one per
-#   VM boot): they add up.
+# count NAME LABEL LOG RC SECONDS: add a finished phase's checks to the
+#   total.  A phase may print several "LABEL: N passed, N failed" lines
+#   (one per VM boot): they add up.
 count() {
-	local name=$1 label=$2 log=$3 rc=$4 line p f
+	local name=$1 label=$2 log=$3 rc=$4 secs=$5 line p f
 	line=$(grep -E "^$label: [0-9]+ passed, [0-9]+ failed$" "$log" |
 	       awk '{ p += $2; f += $4 } END { if (NR) print p, f }')
 	if [ -n "$line" ]; then
@@ -121,7 +126,7 @@ count() {
 	fi
 	passed=$((passed + p))
 	failed=$((failed + f))
-	summary+=("$(printf '%-14s %4d passed, %d failed%s' "$name" "$p" "$f" "${KNOTE:+  ($KNOTE)}")")
+	summary+=("$(printf '%-14s %4d passed, %d failed %5d s%s' "$name" "$p" "$f" "$secs" "${KNOTE:+  ($KNOTE)}")")
 }
 
 # phase NAME[:LABEL] COMMAND...: LABEL is what the command's count lines
@@ -130,10 +135,12 @@ count() {
 #   in the summary.
 phase() {
 	local name=${1%%:*} label=${1#*:} log=build/check-${1%%:*}.log
+	local start=$SECONDS rc
 	shift
-	echo "=== $name: $*${KNOTE:+ [kernel: $KNOTE]}"
+	echo "=== $name: $*${KNOTE:+ [kernel: $KNOTE]} (at $SECONDS s)"
 	"$@" 2>&1 | tee "$log"
-	count "$name" "$label" "$log" "${PIPESTATUS[0]}"
+	rc=${PIPESTATUS[0]}
+	count "$name" "$label" "$log" "$rc" $((SECONDS - start))
 }
 
 # The module must build without a single warning at W=1, for 6.12 and 6.1.
@@ -178,5 +185,6 @@ debug_phases
 echo
 echo "=== summary"
 printf '%s\n' "${summary[@]}"
+echo "check: $SECONDS s in all, the budget $budget s (AFA_CHECK_BUDGET_S)"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
