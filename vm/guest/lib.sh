@@ -127,46 +127,33 @@ wait_periods() {
 	done
 }
 
-# stream_col INO COLUMN [FILE]: a column of the stream table row of the
-# file with inode INO (the last such row), by the name in its header
-# line, from the stats file or a saved copy of it.
-stream_col() {
-	awk -v ino="$1" -v k="$2" '
-		$1 == "stream" { for (i = 1; i <= NF; i++) col[$i] = i; on = 1; next }
-		on && $col["ino"] == ino { v = $col[k] }
-		END { print v }' "${3:-$STATS}"
-}
+# The stream helpers name a file by its fid (below): an inode number
+# alone is not unique, a file of the initramfs can share it (the
+# project's CI once counted one there as a second stream of a binary).
 
-# trace_orders FILE INO: the new_order= orders of afa_order_change events
-# of the stream of inode INO in a trace-cmd report, in order, one per line
-trace_orders() {
-	awk -v ino="ino=$2" '/afa_order_change/ && $0 ~ " " ino " " {
-		for (i = 1; i <= NF; i++) if ($i ~ /^new_order=/) print substr($i, 11) }' "$1"
-}
-
-# stream_rows INO CLASS: how many stream rows the file of inode INO has in
-# class CLASS
+# stream_rows FID CLASS: how many stream rows the file FID has in class
+# CLASS
 stream_rows() {
-	awk -v ino="$1" -v cl="$2" '
+	awk -v id="$1" -v cl="$2" '
 		$1 == "stream" { for (i = 1; i <= NF; i++) col[$i] = i; on = 1; next }
-		on && $col["ino"] == ino && $col["class"] == cl { n++ }
+		on && $col["dev"] ":" $col["ino"] == id && $col["class"] == cl { n++ }
 		END { print n + 0 }' $STATS
 }
 
-# stream_class_col INO CLASS COLUMN: a column of that file's row in CLASS
+# stream_class_col FID CLASS COLUMN: a column of that file's row in CLASS
 stream_class_col() {
-	awk -v ino="$1" -v cl="$2" -v k="$3" '
+	awk -v id="$1" -v cl="$2" -v k="$3" '
 		$1 == "stream" { for (i = 1; i <= NF; i++) col[$i] = i; on = 1; next }
-		on && $col["ino"] == ino && $col["class"] == cl { v = $col[k] }
+		on && $col["dev"] ":" $col["ino"] == id && $col["class"] == cl { v = $col[k] }
 		END { print v }' $STATS
 }
 
-# stream_lane_col INO CLASS LANE COLUMN: a column of that file's row in
+# stream_lane_col FID CLASS LANE COLUMN: a column of that file's row in
 # CLASS and LANE
 stream_lane_col() {
-	awk -v ino="$1" -v cl="$2" -v lane="$3" -v k="$4" '
+	awk -v id="$1" -v cl="$2" -v lane="$3" -v k="$4" '
 		$1 == "stream" { for (i = 1; i <= NF; i++) col[$i] = i; on = 1; next }
-		on && $col["ino"] == ino && $col["class"] == cl && $col["lane"] == lane { v = $col[k] }
+		on && $col["dev"] ":" $col["ino"] == id && $col["class"] == cl && $col["lane"] == lane { v = $col[k] }
 		END { print v }' $STATS
 }
 
@@ -187,6 +174,18 @@ make_sparse() {
 
 ino() {
 	stat -c %i "$1"
+}
+
+# devno FILE: the file's device as MAJOR:MINOR, as the stats show it
+# (st_dev decoded as new_decode_dev() does)
+devno() {
+	d=$(stat -c %d "$1")
+	echo "$(((d >> 8) & 0xfff)):$(((d & 0xff) | ((d >> 12) & 0xfff00)))"
+}
+
+# fid FILE: the file's MAJOR:MINOR:INO, as the stream table shows them
+fid() {
+	echo "$(devno "$1"):$(ino "$1")"
 }
 
 # last_minflt OUTPUT: minor faults of the last pass afa-work reported

@@ -47,7 +47,7 @@ fi
 afa-work -p seq $f >/dev/null
 out=$(afa-work -p seq $f)
 wait_periods 1
-span=$(stream_class_col "$(ino $f)" rodata span_kib)
+span=$(stream_class_col "$(fid $f)" rodata span_kib)
 echo "span: ext4 scan: $(kv minflt "$out") faults, window asked $asked KiB, span_kib $span"
 rel=$(uname -r | awk -F. '{ print $1 * 1000 + $2 }')
 if [ "$rel" -lt 6018 ]; then
@@ -71,7 +71,7 @@ else
 	afa-work -p seq /xfs/span64 >/dev/null
 	out=$(afa-work -p seq /xfs/span64)
 	wait_periods 1
-	span=$(stream_class_col "$(ino /xfs/span64)" rodata span_kib)
+	span=$(stream_class_col "$(fid /xfs/span64)" rodata span_kib)
 	echo "span: xfs scan: $(kv minflt "$out") faults, window asked $asked KiB, span_kib $span"
 	if [ "$rel" -lt 6018 ]; then
 		check "span: an xfs scan maps at least the window asked a fault (span $span KiB, window $asked KiB)" \
@@ -90,7 +90,7 @@ else
 	out=$(afa-work -p seq $huge/span64)
 	flt=$(kv minflt "$out")
 	wait_periods 1
-	span=$(stream_class_col "$(ino $huge/span64)" shmem span_kib)
+	span=$(stream_class_col "$(fid $huge/span64)" shmem span_kib)
 	echo "span: huge tmpfs scan: $flt faults, window asked $asked KiB, span_kib $span"
 	awk '$1 == "stream" || $2 == "shmem"' $STATS
 	if [ "${thp:-0}" -ge 32768 ]; then

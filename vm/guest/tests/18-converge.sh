@@ -51,7 +51,7 @@ for i in 1 2 3; do
 	afa-work -p seq $seq >/dev/null
 done
 wait_periods 1
-sorder=$(stream_class_col "$(ino $seq)" rodata order)
+sorder=$(stream_class_col "$(fid $seq)" rodata order)
 out=$(afa-work -p seq $seq)
 flt=$(kv minflt "$out")
 echo "converge: the scan's stream at order $sorder after three processes; a fourth took $flt faults ($((pages + 1)) at order 0)"
@@ -82,8 +82,8 @@ while :; do
 	afa-work -p stride $sparse >/dev/null
 	n=$((n + 1))
 	wait_periods 1
-	porder=$(stream_class_col "$(ino $sparse)" rodata order)
-	pf=$(stream_class_col "$(ino $sparse)" rodata faults)
+	porder=$(stream_class_col "$(fid $sparse)" rodata order)
+	pf=$(stream_class_col "$(fid $sparse)" rodata faults)
 	[ "${porder:-9}" = 0 ] && [ $n -ge 3 ] && break
 	[ "${pf:-0}" -ge 6000 ] && break
 done
@@ -93,8 +93,8 @@ check "converge: the sparse reader's stream goes to order 0 within 6000 of its f
 out=$(afa-work -p stride $sparse)
 check "converge: ... and a fresh process maps one page a fault (513 +-4, got $(kv minflt "$out"))" \
 	within "$(kv minflt "$out")" 513 4
-check "converge: the scan's stream keeps its window meanwhile (order $(stream_class_col "$(ino $seq)" rodata order) >= 3)" \
-	test "$(stream_class_col "$(ino $seq)" rodata order)" -ge 3
+check "converge: the scan's stream keeps its window meanwhile (order $(stream_class_col "$(fid $seq)" rodata order) >= 3)" \
+	test "$(stream_class_col "$(fid $seq)" rodata order)" -ge 3
 
 # Parameters: out-of-range writes are refused and change nothing; a good
 # one is taken.

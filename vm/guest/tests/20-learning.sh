@@ -39,10 +39,10 @@ for i in 1 2 3; do
 	afa-work -p seq $seq >/tmp/seq.$i
 done
 wait_periods 1
-order=$(stream_class_col "$(ino $seq)" rodata order)
+order=$(stream_class_col "$(fid $seq)" rodata order)
 echo "seq: after three processes the file's stream is at order $order; faults $(kv minflt "$(cat /tmp/seq.1)") $(kv minflt "$(cat /tmp/seq.2)") $(kv minflt "$(cat /tmp/seq.3)")"
 check "seq: the file has one stream, learned across processes (order $order)" \
-	test "$(stream_rows "$(ino $seq)" rodata)" = 1 -a -n "$order"
+	test "$(stream_rows "$(fid $seq)" rodata)" = 1 -a -n "$order"
 check "seq: three short processes take the window to order 5 or more ($order)" \
 	test "${order:-0}" -ge 5
 # The fourth maps at the learned window from its first fault: its faults
@@ -64,9 +64,9 @@ done
 out=$(afa-work -p stride $sparse)
 flt=$(kv minflt "$out")
 wait_periods 1
-sorder=$(stream_class_col "$(ino $sparse)" rodata order)
+sorder=$(stream_class_col "$(fid $sparse)" rodata order)
 echo "sparse: stream order $sorder after four processes, the fourth $flt faults"
-awk -v ino="$(ino $sparse)" '$1 == "stream" || $4 == ino' $STATS
+awk -v id="$(fid $sparse)" '$1 == "stream" || $3 ":" $4 == id' $STATS
 # order 0 is the cost optimum: one page of each window is wanted, and
 # every window of order 4 or less maps its N pages (cached above).  A
 # trial counts once it waited 32 faults of its stream for its half
@@ -83,8 +83,8 @@ check "sparse: the other file of the class goes to order 0 ($sorder)" \
 	test "${sorder:-9}" = 0
 check "sparse: a fourth process maps one page per fault (513 +-4 faults, got $flt)" \
 	within "$flt" 513 4
-check "sparse: the scan's stream keeps its window (order $(stream_class_col "$(ino $seq)" rodata order) >= 5)" \
-	test "$(stream_class_col "$(ino $seq)" rodata order)" -ge 5
+check "sparse: the scan's stream keeps its window (order $(stream_class_col "$(fid $seq)" rodata order) >= 5)" \
+	test "$(stream_class_col "$(fid $seq)" rodata order)" -ge 5
 
 # Settled: the law has found order 0 right batch after batch, so the
 # sparse stream's faults are tested in runs of 8 in about 64 (probe.c,
@@ -94,7 +94,7 @@ check "sparse: the scan's stream keeps its window (order $(stream_class_col "$(i
 # stream learns.  Runs of 8, a gap of 56 on average drawn from [0, 110]:
 # between 1/32 and 1/4 of the faults is far outside what chance gives
 # either way.
-si=$(ino $sparse)
+si=$(fid $sparse)
 f0=$(stream_class_col "$si" rodata faults)
 t0=$(stream_class_col "$si" rodata tested)
 for i in 1 2 3 4; do
@@ -125,7 +125,7 @@ afa-work -l 67108864 -p seq $both >/dev/null &
 afa-work -p stride $both >/dev/null
 wait
 wait_periods 1
-bi=$(ino $both)
+bi=$(fid $both)
 b0=$(stream_lane_col "$bi" rodata 0 order)
 b1=$(stream_lane_col "$bi" rodata 1 order)
 echo "split: lane 0 at order $b0, lane 1 at order $b1 ($(stream_rows "$bi" rodata) streams)"
@@ -190,13 +190,14 @@ check "split: a new scan maps at the scans' window ($flt faults <= 4/3 * $want +
 # learned: one stream for its text, whose state the second run continues.
 afa-exec -c 1 -n 1 $exe >/dev/null
 wait_periods 1
-xorder=$(stream_class_col "$(ino $exe)" exec order)
-xfaults=$(stream_class_col "$(ino $exe)" exec faults)
+xorder=$(stream_class_col "$(fid $exe)" exec order)
+xfaults=$(stream_class_col "$(fid $exe)" exec faults)
 afa-exec -c 1 -n 1 $exe >/dev/null
 wait_periods 1
-check "exec: one stream for the binary's text across execs ($(stream_rows "$(ino $exe)" exec))" \
-	test "$(stream_rows "$(ino $exe)" exec)" = 1
-x2faults=$(stream_class_col "$(ino $exe)" exec faults)
+awk -v id="$(fid $exe)" '$1 == "stream" || $3 ":" $4 == id' $STATS
+check "exec: one stream for the binary's text across execs ($(stream_rows "$(fid $exe)" exec))" \
+	test "$(stream_rows "$(fid $exe)" exec)" = 1
+x2faults=$(stream_class_col "$(fid $exe)" exec faults)
 echo "exec: order after the first run $xorder, stream faults $xfaults then $x2faults"
 check "exec: the second exec's faults count in the first one's stream ($xfaults -> $x2faults)" \
 	test "${x2faults:-0}" -gt "${xfaults:-0}"
@@ -206,7 +207,7 @@ check "exec: the second exec's faults count in the first one's stream ($xfaults 
 afa-work -a rand -p seq $seq >/dev/null
 afa-work -a rand -p seq $seq >/dev/null
 wait_periods 1
-rorder=$(stream_class_col "$(ino $seq)" rand order)
+rorder=$(stream_class_col "$(fid $seq)" rand order)
 check "rand: a MADV_RANDOM scan stays at or below the kernel's order 4 ($rorder)" \
 	test -n "$rorder" -a "${rorder:-9}" -le 4
 

@@ -58,14 +58,14 @@ check "loaded at enabled=0: costs measured as at enabled=1 (measured=$costs_off,
 ftrace_off=$(listed && echo 1 || echo 0)
 afa-work -p seq $off >/dev/null
 sleep 0.5
-check "enabled=0: no stream for a file mapped meanwhile (rows: $(stream_rows $(ino $off) rodata))" \
-	test "$(stream_rows $(ino $off) rodata)" = 0
+check "enabled=0: no stream for a file mapped meanwhile (rows: $(stream_rows $(fid $off) rodata))" \
+	test "$(stream_rows $(fid $off) rodata)" = 0
 echo 1 >/sys/module/autofaultaround/parameters/enabled
 ftrace_on=$(listed && echo 1 || echo 0)
 afa-work -p seq $off >/dev/null
 wait_periods 2
-check "enabled=1 again: the file has its stream (rows: $(stream_rows $(ino $off) rodata))" \
-	test "$(stream_rows $(ino $off) rodata)" -ge 1
+check "enabled=1 again: the file has its stream (rows: $(stream_rows $(fid $off) rodata))" \
+	test "$(stream_rows $(fid $off) rodata)" -ge 1
 if [ "$ftrace_on" = 1 ]; then
 	check "ftrace lists filemap_map_pages at enabled=1 and not at enabled=0 ($ftrace_off)" \
 		test "$ftrace_off" = 0
@@ -105,7 +105,7 @@ trace-cmd record -q -e autofaultaround:afa_ctl_step -e autofaultaround:afa_order
 	-o /tmp/law.dat sh -c "afa-work -p seq $seq; afa-work -p seq $seq" >/dev/null
 trace-cmd report -i /tmp/law.dat 2>/dev/null >/tmp/law.txt
 steps=$(grep -c 'afa_ctl_step:' /tmp/law.txt)
-grows=$(grep "ino=$(ino $seq) " /tmp/law.txt | grep -c 'afa_order_change:.*reason=grow')
+grows=$(grep "dev=$(devno $seq) ino=$(ino $seq) " /tmp/law.txt | grep -c 'afa_order_change:.*reason=grow')
 check "afa_ctl_step events are traced ($steps)" test "$steps" -gt 0
 check "the sequential file's window grows in traced steps ($grows)" test "$grows" -gt 0
 bad=$(awk '/afa_ctl_step:/ && /reason=(grow|shrink|pending|saturated)/ {
@@ -144,7 +144,7 @@ for price in 0 1048576; do
 	afa-work -p seq $seq >/dev/null
 	afa-work -p seq $seq >/dev/null
 	wait_periods 1
-	eval o$price=$(stream_class_col "$(ino $seq)" rodata order)
+	eval o$price=$(stream_class_col "$(fid $seq)" rodata order)
 	fault_ns=$(kv fault_ns "$(grep '^# costs:' $STATS)")
 	rmmod autofaultaround
 done

@@ -60,12 +60,6 @@ fcol() {
 		END { print v }' "$1"
 }
 
-# devno PATH: the device of PATH as the module shows it, major:minor
-devno() {
-	d=$(stat -c %d "$1")
-	echo "$(((d >> 8) & 0xfff)):$(((d & 0xff) | ((d >> 12) & 0xfff00)))"
-}
-
 # jcol FILE MATCH KEY: KEY of the objects in afa-stat's JSON that contain
 # MATCH, one per line: '{"class":"shared",' are the rows of class shared
 # (a stream's object starts with "stream"), '"costs":{' the costs
