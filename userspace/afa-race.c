@@ -76,6 +76,7 @@ static struct counts total;
 
 static __thread sigjmp_buf fault_jmp;
 static __thread volatile int fault_armed;
+static __thread const char *role = "main";	/* for an unexpected fault */
 
 static const struct option long_opts[] = {
 	{ "seconds", required_argument, NULL, 'd' },
@@ -182,11 +183,48 @@ static void *map_slot(char *addr, uint64_t *x, int fixed)
 	return mmap(addr, SLOT_BYTES, prot, flags, fd, file_offset(x));
 }
 
-static void fault_handler(int sig)
+/* Append @v in hex to @b at @n; async-signal-safe. */
+static size_t put_hex(char *b, size_t n, unsigned long v)
 {
-	(void)sig;
+	int shift;
+
+	b[n++] = '0';
+	b[n++] = 'x';
+	for (shift = 60; shift > 0 && !(v >> shift); shift -= 4)
+		;
+	for (; shift >= 0; shift -= 4)
+		b[n++] = "0123456789abcdef"[(v >> shift) & 15];
+	return n;
+}
+
+/*
+ * A fault outside touch_run() is no race this program makes: say where,
+ * in which kind of thread and with which si_code, and die of it.
+ */
+static void fault_handler(int sig, siginfo_t *si, void *uc)
+{
+	char b[128];
+	size_t n = 0, len;
+
+	(void)uc;
 	if (fault_armed)
 		siglongjmp(fault_jmp, 1);
+	len = strlen(AFA_PROG ": unexpected ");
+	memcpy(b, AFA_PROG ": unexpected ", len);
+	n += len;
+	memcpy(b + n, sig == SIGBUS ? "SIGBUS" : "SIGSEGV", sig == SIGBUS ? 6 : 7);
+	n += sig == SIGBUS ? 6 : 7;
+	memcpy(b + n, " at ", 4);
+	n = put_hex(b, n + 4, (unsigned long)si->si_addr);
+	memcpy(b + n, " code ", 6);
+	n = put_hex(b, n + 6, (unsigned long)si->si_code);
+	b[n++] = ' ';
+	len = strlen(role);
+	memcpy(b + n, role, len);
+	n += len;
+	b[n++] = '\n';
+	if (write(STDERR_FILENO, b, n) < 0)
+		n = 0;
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
@@ -242,6 +280,7 @@ static void *faulter(void *arg)
 	struct counts c = { 0 };
 	struct run r;
 
+	role = "faulter";
 	while (!stop) {
 		struct slot *s = &slots[rnd(&x) % o.slots];
 
@@ -376,6 +415,7 @@ static void *mutator(void *arg)
 	uint64_t x = rnd_seed(2, (uintptr_t)arg);
 	struct counts c = { 0 };
 
+	role = "mutator";
 	while (!stop) {
 		struct slot *s = &slots[rnd(&x) % o.slots];
 
@@ -415,6 +455,7 @@ static void *forker(void *arg)
 	int status;
 	pid_t pid;
 
+	role = "forker";
 	while (!stop) {
 		uint64_t cx = rnd(&x);
 
@@ -454,7 +495,7 @@ static void start(pthread_t *tid, unsigned int *n, unsigned int count,
 int main(int argc, char **argv)
 {
 	pthread_t tid[3 * MAX_THREADS];
-	struct sigaction sa = { .sa_handler = fault_handler };
+	struct sigaction sa = { .sa_sigaction = fault_handler };
 	unsigned int i, n = 0, dead = 0;
 	uint64_t x;
 	struct stat st;
@@ -474,7 +515,7 @@ int main(int argc, char **argv)
 	       o.seconds, o.slots, o.faulters, o.mutators, o.forkers, o.seed);
 
 	sigemptyset(&sa.sa_mask);
-	sa.sa_flags = SA_NODEFER;
+	sa.sa_flags = SA_NODEFER | SA_SIGINFO;
 	if (sigaction(SIGSEGV, &sa, NULL) || sigaction(SIGBUS, &sa, NULL))
 		fatal("sigaction: %s", strerror(errno));
 
