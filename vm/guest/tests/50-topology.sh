@@ -139,8 +139,9 @@ echo "busy: $n events, $fb fallbacks, the machine $idle_pct% idle with a loop pe
 check "with a loop per CPU, every idle pick names a CPU idle 7/8 of the period ($notidle of $((n - fb)) not)" \
 	test "$n" -gt 0 -a "$notidle" -eq 0
 # Under TCG on a loaded host a loop per CPU does not always keep the
-# guest's CPUs busy (the rt kernel showed its CPUs 75% idle): the
-# fallback is judged only when the guest saw its CPUs busy.
+# guest's CPUs busy (on the rt kernel a fallback's own CPU was 75% idle,
+# idle_permille=749): the fallback is judged only when the guest saw
+# its CPUs busy.
 if [ "$idle_pct" -le 25 ]; then
 	check "with every CPU busy the work stays local ($fb of $n fall back)" \
 		test "$n" -gt 0 -a $((fb * 2)) -ge "$n"
