@@ -176,6 +176,18 @@ ino() {
 	stat -c %i "$1"
 }
 
+# check_rejected PREFIX NAME VALUE: writing VALUE to the module parameter
+# NAME fails and leaves it as it was (a check named PREFIX...)
+check_rejected() {
+	p=/sys/module/autofaultaround/parameters/$2
+	old=$(cat "$p")
+	if echo "$3" >"$p" 2>/dev/null; then
+		fail "$1$2=$3 is rejected (it was accepted)"
+	else
+		check "$1$2=$3 is rejected and $2 stays $old" test "$(cat "$p")" = "$old"
+	fi
+}
+
 # devno FILE: the file's device as MAJOR:MINOR, as the stats show it
 # (st_dev decoded as new_decode_dev() does)
 devno() {
