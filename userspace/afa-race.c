@@ -364,9 +364,11 @@ static void mutate(struct slot *s, uint64_t *x, struct counts *c)
 			break;
 		if (!vanished && errno != EFAULT)
 			fatal("mremap back: %s", strerror(errno));
-		/* gone under us (docs/testing.md): start again from a hole */
+		/*
+		 * Gone under us (docs/testing.md): start again from a hole.
+		 * What is left at tmp stays: it may no longer be ours.
+		 */
 		c->vanished++;
-		munmap(tmp, SLOT_BYTES);
 		munmap(s->addr, SLOT_BYTES);
 		refill(s, x);
 		break;
