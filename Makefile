@@ -282,8 +282,9 @@ vmtest-newest:
 # scripts/rootfs.sh (built once into the cache, as root).
 BENCH_REPS ?= 5
 BENCH_ONLY ?=
-# BENCH_CFGS=o4,o3,afa,afa0,afap3: the configurations instead of the
-# default set; afa0 is the module observing only, afapN pinned at order N
+# BENCH_CFGS=o4,o3,afa,afa0,afap3,afad16: the configurations instead of
+# the default set; afa0 is the module observing only, afapN pinned at
+# order N, afadN with deadband=N
 BENCH_CFGS ?=
 BENCH_CLOCK ?= icount
 comma := ,

@@ -141,11 +141,13 @@ def is_static(cfg):
     return re.fullmatch(r'o[0-9]+', cfg) is not None
 
 
-# The module's diagnostic configurations (bench_cfgs=...,afa0,afap3):
-# observing only, and pinned at one order; shown after the module's row.
+# The module's diagnostic configurations (bench_cfgs=...,afa0,afap3,afad16):
+# observing only, pinned at one order, another deadband; shown after the
+# module's row.
 def diag_cfgs(s):
-    return sorted((c for c in s if c == 'afa0' or re.fullmatch(r'afap[0-9]+', c)),
-                  key=lambda c: (c != 'afa0', int(c[4:] or 0) if c != 'afa0' else 0))
+    kinds = ('afa0', 'afap', 'afad')
+    return sorted((c for c in s if c == 'afa0' or re.fullmatch(r'afa[pd][0-9]+', c)),
+                  key=lambda c: (kinds.index(c[:4]), int(c[4:] or 0)))
 
 
 def bytes_name(n):
@@ -161,6 +163,8 @@ def cfg_name(cfg):
             'default window' if PAGE < 65536 else 'opt-in\'s two pages, order 1')
     if cfg.startswith('afap'):
         return 'autofaultaround pinned at order %s' % cfg[4:]
+    if cfg.startswith('afad'):
+        return 'autofaultaround, deadband=%s' % cfg[4:]
     o = int(cfg[1:])
     name = 'order %d (%s)' % (o, bytes_name(PAGE << o))
     return name + (', baseline' if cfg == BASE else '')

@@ -211,6 +211,14 @@ cfg_enter() {
 		module_load enabled=0 ||
 			fail "bench: modprobe autofaultaround enabled=0"
 		;;
+	afad*)
+		# its defaults but the law's deadband: what that tunable
+		# decides on the workloads
+		MODE=afa
+		echo 65536 >$FAB
+		module_load deadband=${1#afad} ||
+			fail "bench: modprobe autofaultaround deadband=${1#afad}"
+		;;
 	afap*)
 		# pinned at one order: the module's cost at that static window
 		MODE=afa
