@@ -85,7 +85,7 @@ module_param_cb(kd, &afa_law_ops, &afa_law.kd, 0644);
 MODULE_PARM_DESC(kd, "Derivative gain, orders per unit of saving change x1024, 0..16384 (0)");
 
 module_param_cb(deadband, &afa_law_ops, &afa_law.deadband, 0644);
-MODULE_PARM_DESC(deadband, "Predicted saving that moves nothing, x1024, < 512 (32)");
+MODULE_PARM_DESC(deadband, "Predicted saving that moves nothing, x1024, < 512 (16)");
 
 module_param_cb(hysteresis, &afa_law_ops, &afa_law.hysteresis, 0644);
 MODULE_PARM_DESC(hysteresis, "Output past half an order needed to step, x1024, < 512 (256)");

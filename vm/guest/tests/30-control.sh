@@ -95,6 +95,7 @@ rmmod autofaultaround
 # file grows, and each step is consistent: P = kp * error / 1024 within
 # the law's rounding (truncation toward zero, so |P - kp*e/1024| < 1).
 modprobe autofaultaround
+db=$(cat $P/deadband)
 trace-cmd record -q -e autofaultaround:afa_ctl_step -e autofaultaround:afa_order_change \
 	-o /tmp/law.dat sh -c "afa-work -p seq $seq; afa-work -p seq $seq" >/dev/null
 trace-cmd report -i /tmp/law.dat 2>/dev/null >/tmp/law.txt
@@ -102,19 +103,20 @@ steps=$(grep -c 'afa_ctl_step:' /tmp/law.txt)
 grows=$(grep "dev=$(devno $seq) ino=$(ino $seq) " /tmp/law.txt | grep -c 'afa_order_change:.*reason=grow')
 check "afa_ctl_step events are traced ($steps)" test "$steps" -gt 0
 check "the sequential file's window grows in traced steps ($grows)" test "$grows" -gt 0
-bad=$(awk '/afa_ctl_step:/ && /reason=(grow|shrink|pending|saturated)/ {
+bad=$(awk -v db="$db" '/afa_ctl_step:/ && /reason=(grow|shrink|pending|saturated)/ {
 	for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
 	if (v["p"] == "") next
 	# the savings in the units of the law (1024 is 1.0); the trace rounds
 	# them to permille, so a saving within one unit of the deadband
-	# (32) cannot tell which side the law took: such steps are skipped
+	# (db, read from the module) cannot tell which side the law took:
+	# such steps are skipped
 	g = v["save_grow_permille"] * 1.024
 	sh = v["save_shrink_permille"] * 1.024
 	# the law acts on S+ past the deadband, else on -S- past it, else 0
-	if (g > 33) e = g
-	else if (g >= 31) next
-	else if (sh > 33) e = -sh
-	else if (sh >= 31) next
+	if (g > db + 1) e = g
+	else if (g >= db - 1) next
+	else if (sh > db + 1) e = -sh
+	else if (sh >= db - 1) next
 	else e = 0
 	# P = kp * e / 1024 at kp = 4096; rounding: 8 units of slack
 	want = 4 * e
@@ -129,10 +131,11 @@ rmmod autofaultaround
 # fault costs well under the price (fault_ns 8-9 us on Debian's 6.12
 # under TCG).  At order 0 a scan's growth saves F / 2(F + P) at g = 1/2,
 # and about 2(g - 1/2) more where g is above it, against the deadband of
-# 1/32: at F = P/16 that is 0.029, and any g over 0.501 grows (the debug
-# kernel, F = 60-70 us, grew to order 3 so); at F <= P/64, 0.008, and g
-# may stray to 0.512.  Where a fault costs more (the debug kernels, 60 to
-# 180 us) growth may pay, and the check is skipped, saying so.
+# 1/64: at F = P/16 that is 0.029, and it grows (the debug kernel, F =
+# 60-70 us, grew to order 3 so at the deadband of 1/32 it had then); at
+# F <= P/64, 0.008, and g may stray to 0.504 (a scan's runs give
+# exactly 1/2).  Where a fault costs more (the debug kernels, 60 to 180
+# us) growth may pay, and the check is skipped, saying so.
 for price in 0 1048576; do
 	modprobe autofaultaround initial_order=0 page_price_ns=$price
 	afa-work -p seq $seq >/dev/null
