@@ -1264,6 +1264,59 @@ static void afa_ctl_settles_at_rest(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, afa_ctl_settled(&l.st));
 }
 
+/*
+ * Rare trials: only for a state at rest whose trials mostly want their
+ * half.  A state whose shrink still pays is never on rare trials, even
+ * with a trial average above 1/2 (the lock-in it would cause: a stream
+ * kept at an order its own trials were about to leave); a sequential
+ * state gets them once settled; a settled state with half its trials
+ * wanted or fewer does not; a move takes them away.  Costs r = 2.
+ */
+static void afa_ctl_rare_trials_only_at_rest(struct kunit *test)
+{
+	/* order 4: t = 3/4 under t* = 0.8, g = 1/4 under g* = 0.47 */
+	const struct afa_ctl_input pays = ev(8, 2, 8, 6);
+	const struct afa_ctl_input seq = ev(8, 4, 8, 8);
+	const struct afa_ctl_input half = ev(8, 2, 8, 4);
+	const struct afa_ctl_input none = ev(8, 0, 8, 0);
+	struct loop l;
+	int k;
+
+	/* S- = 0.028: 23 batches of integral to a step */
+	l = loop_default(&f2p, 4);
+	for (k = 0; k < 64; k++) {
+		loop_step(&l, &pays);
+		if (l.order != 4)
+			break;
+		KUNIT_EXPECT_GT(test, l.st.trial_avg, AFA_UNIT / 2);
+		KUNIT_EXPECT_LT(test, l.tr.error, 0);
+		KUNIT_EXPECT_FALSE(test, afa_ctl_settled(&l.st));
+		KUNIT_EXPECT_FALSE(test, afa_ctl_rare_trials(&l.st));
+	}
+	KUNIT_EXPECT_EQ(test, l.order, 3U);
+
+	/* order 7: neither step pays beyond the deadband at r = 2 */
+	l = loop_default(&f2p, 7);
+	for (k = 0; k < AFA_CTL_SETTLED_STEPS; k++) {
+		KUNIT_EXPECT_FALSE(test, afa_ctl_rare_trials(&l.st));
+		loop_step(&l, &seq);
+		KUNIT_ASSERT_EQ(test, l.order, 7U);
+	}
+	KUNIT_EXPECT_TRUE(test, afa_ctl_rare_trials(&l.st));
+	/* no trial half wanted: a shrink pays, and moves */
+	loop_step(&l, &none);
+	KUNIT_EXPECT_EQ(test, l.order, 6U);
+	KUNIT_EXPECT_FALSE(test, afa_ctl_rare_trials(&l.st));
+
+	/* order 1: at rest with half its trials wanted */
+	l = loop_default(&f2p, 1);
+	for (k = 0; k < 2 * AFA_CTL_SETTLED_STEPS; k++)
+		loop_step(&l, &half);
+	KUNIT_ASSERT_EQ(test, l.order, 1U);
+	KUNIT_EXPECT_TRUE(test, afa_ctl_settled(&l.st));
+	KUNIT_EXPECT_FALSE(test, afa_ctl_rare_trials(&l.st));
+}
+
 /* Saturated at a bound is at rest too: order 0 with only shrink paying. */
 static void afa_ctl_settles_saturated(struct kunit *test)
 {
@@ -2033,6 +2086,7 @@ static struct kunit_case afa_control_law_cases[] = {
 	KUNIT_CASE(afa_ctl_deadband_edge),
 	KUNIT_CASE(afa_ctl_sequential_rests_at_deadband),
 	KUNIT_CASE(afa_ctl_settles_at_rest),
+	KUNIT_CASE(afa_ctl_rare_trials_only_at_rest),
 	KUNIT_CASE(afa_ctl_settles_saturated),
 	KUNIT_CASE(afa_ctl_few_samples_hold),
 	KUNIT_CASE(afa_ctl_averages),

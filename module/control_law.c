@@ -485,6 +485,26 @@ bool afa_ctl_settled(const struct afa_ctl_state *st)
 	return st->at_rest >= AFA_CTL_SETTLED_STEPS;
 }
 
+/**
+ * afa_ctl_rare_trials() - may this state's trials be taken rarely?
+ * @st:	the state
+ *
+ * A trial costs a fault when its half is wanted.  Once the law rests at
+ * this order (settled) and more than half of its trials here wanted
+ * their half, trials are worth taking rarely.  Not before the state is
+ * settled: at an order the law still judges, a noisy batch of trials
+ * would otherwise slow the very evidence that could move it (a stream
+ * that one batch took above 1/2 at an order whose shrink pays stayed
+ * there for a block of fresh processes, docs/control-law.md).
+ *
+ * Return: true when trials may be rare.
+ */
+bool afa_ctl_rare_trials(const struct afa_ctl_state *st)
+{
+	return afa_ctl_settled(st) && st->have_trial &&
+	       st->trial_avg > AFA_UNIT / 2;
+}
+
 /*
  * Record the outcome of a step; its return value is the new order.  A
  * step that found the order right counts towards settling, one that

@@ -239,6 +239,7 @@ int afa_ctl_params_check(const struct afa_ctl_params *p);
 void afa_ctl_init(struct afa_ctl_state *st, const struct afa_ctl_params *p,
 		  u32 order);
 bool afa_ctl_settled(const struct afa_ctl_state *st);
+bool afa_ctl_rare_trials(const struct afa_ctl_state *st);
 u32 afa_ctl_step(struct afa_ctl_state *st, const struct afa_ctl_params *p,
 		 const struct afa_ctl_costs *c, const struct afa_ctl_input *in,
 		 struct afa_ctl_trace *tr);

