@@ -1265,14 +1265,14 @@ static void afa_ctl_settles_at_rest(struct kunit *test)
 }
 
 /*
- * Rare trials: only for a state at rest whose trials mostly want their
- * half.  A state whose shrink still pays is never on rare trials, even
- * with a trial average above 1/2 (the lock-in it would cause: a stream
- * kept at an order its own trials were about to leave); a sequential
- * state gets them once settled; a settled state with half its trials
- * wanted or fewer does not; a move takes them away.  Costs r = 2.
+ * Rare trials: only where most trials want their half and, on them, a
+ * step down does not pay.  A state whose shrink pays is never on rare
+ * trials, even with a trial average above 1/2 (the lock-in that caused:
+ * a stream kept at an order its own trials were about to leave); a
+ * sequential state gets them from its first batch of trials; half its
+ * trials wanted is not enough; a move takes them away.  Costs r = 2.
  */
-static void afa_ctl_rare_trials_only_at_rest(struct kunit *test)
+static void afa_ctl_rare_trials_where_shrink_costs(struct kunit *test)
 {
 	/* order 4: t = 3/4 under t* = 0.8, g = 1/4 under g* = 0.47 */
 	const struct afa_ctl_input pays = ev(8, 2, 8, 6);
@@ -1289,26 +1289,24 @@ static void afa_ctl_rare_trials_only_at_rest(struct kunit *test)
 		if (l.order != 4)
 			break;
 		KUNIT_EXPECT_GT(test, l.st.trial_avg, AFA_UNIT / 2);
-		KUNIT_EXPECT_LT(test, l.tr.error, 0);
-		KUNIT_EXPECT_FALSE(test, afa_ctl_settled(&l.st));
+		KUNIT_EXPECT_GT(test, l.tr.save_shrink, (s32)l.p.deadband);
 		KUNIT_EXPECT_FALSE(test, afa_ctl_rare_trials(&l.st));
 	}
 	KUNIT_EXPECT_EQ(test, l.order, 3U);
 
 	/* order 7: neither step pays beyond the deadband at r = 2 */
 	l = loop_default(&f2p, 7);
-	for (k = 0; k < AFA_CTL_SETTLED_STEPS; k++) {
-		KUNIT_EXPECT_FALSE(test, afa_ctl_rare_trials(&l.st));
-		loop_step(&l, &seq);
-		KUNIT_ASSERT_EQ(test, l.order, 7U);
-	}
-	KUNIT_EXPECT_TRUE(test, afa_ctl_rare_trials(&l.st));
-	/* no trial half wanted: a shrink pays, and moves */
-	loop_step(&l, &none);
-	KUNIT_EXPECT_EQ(test, l.order, 6U);
 	KUNIT_EXPECT_FALSE(test, afa_ctl_rare_trials(&l.st));
+	loop_step(&l, &seq);
+	KUNIT_ASSERT_EQ(test, l.order, 7U);
+	KUNIT_EXPECT_FALSE(test, afa_ctl_settled(&l.st));
+	KUNIT_EXPECT_TRUE(test, afa_ctl_rare_trials(&l.st));
+	/* no trial half wanted: the average falls to 1/2, a shrink pays */
+	loop_step(&l, &none);
+	KUNIT_EXPECT_FALSE(test, afa_ctl_rare_trials(&l.st));
+	KUNIT_EXPECT_EQ(test, l.order, 6U);
 
-	/* order 1: at rest with half its trials wanted */
+	/* order 1: no step pays, half its trials wanted */
 	l = loop_default(&f2p, 1);
 	for (k = 0; k < 2 * AFA_CTL_SETTLED_STEPS; k++)
 		loop_step(&l, &half);
@@ -2086,7 +2084,7 @@ static struct kunit_case afa_control_law_cases[] = {
 	KUNIT_CASE(afa_ctl_deadband_edge),
 	KUNIT_CASE(afa_ctl_sequential_rests_at_deadband),
 	KUNIT_CASE(afa_ctl_settles_at_rest),
-	KUNIT_CASE(afa_ctl_rare_trials_only_at_rest),
+	KUNIT_CASE(afa_ctl_rare_trials_where_shrink_costs),
 	KUNIT_CASE(afa_ctl_settles_saturated),
 	KUNIT_CASE(afa_ctl_few_samples_hold),
 	KUNIT_CASE(afa_ctl_averages),

@@ -416,6 +416,7 @@ static void afa_ctl_set_order(struct afa_ctl_state *st, u32 order)
 	st->have_grow = 0;
 	st->have_trial = 0;
 	st->at_rest = 0;
+	st->shrink_pays = 0;
 }
 
 /* A gain times an error: gain < 2^32, |x| <= 2^11, so the s64 is < 2^43. */
@@ -489,19 +490,19 @@ bool afa_ctl_settled(const struct afa_ctl_state *st)
  * afa_ctl_rare_trials() - may this state's trials be taken rarely?
  * @st:	the state
  *
- * A trial costs a fault when its half is wanted.  Once the law rests at
- * this order (settled) and more than half of its trials here wanted
- * their half, trials are worth taking rarely.  Not before the state is
- * settled: at an order the law still judges, a noisy batch of trials
- * would otherwise slow the very evidence that could move it (a stream
- * that one batch took above 1/2 at an order whose shrink pays stayed
- * there for a block of fresh processes, docs/control-law.md).
+ * A trial costs a fault when its half is wanted.  Where more than half
+ * of the trials at this order wanted their half and, on them, a step
+ * down is not predicted to save more than the deadband, trials are
+ * worth taking rarely.  Not where the shrink pays: there rare trials
+ * would slow the very evidence that is taking the state down (a stream
+ * that one noisy batch took above 1/2 at an order whose shrink pays
+ * stayed there for a block of fresh processes, docs/control-law.md).
  *
  * Return: true when trials may be rare.
  */
 bool afa_ctl_rare_trials(const struct afa_ctl_state *st)
 {
-	return afa_ctl_settled(st) && st->have_trial &&
+	return st->have_trial && !st->shrink_pays &&
 	       st->trial_avg > AFA_UNIT / 2;
 }
 
@@ -571,6 +572,8 @@ static void afa_ctl_predict(struct afa_ctl_state *st,
 	tr->save_shrink = st->have_trial && tried ?
 			  afa_saving_shrink_span(st->order, st->trial_avg,
 						 tr->span, c) : 0;
+	if (tried)
+		st->shrink_pays = tr->save_shrink > (s32)p->deadband;
 }
 
 /*

@@ -219,8 +219,8 @@ static void afa_stream_publish(struct afa_stream *s,
 
 /*
  * Publish a stream's order and flags.  Rare trials (afa_ctl_rare_trials():
- * settled, and most trials wanted): one in AFA_RARE_TRIALS (probe.c) of
- * the usual is then enough to notice a change, and a sequential scan pays
+ * most trials wanted, and no step down pays): one in AFA_RARE_TRIALS of
+ * the usual (probe.c) is then enough to notice a change; a scan pays
  * for about one trial in 64 faults instead of one in four.
  */
 static void afa_stream_set_order(struct afa_stream *s, u8 order)

@@ -52,11 +52,12 @@ struct afa_stream_id {
 /*
  * The published word of a slot: its generation, whether its law has
  * settled (afa_ctl_settled(): its growth evidence is sampled), whether
- * its trials are rare (afa_ctl_rare_trials(): settled, most trials
- * wanted; trials then cost more than they tell), whether its evidence judges mappings and is
- * dense, whether its file has split into two lanes (split.h), and its
- * order (at most AFA_ORDER_MAX).  AFA_PUB_ORDER_BITS is the generation's
- * shift: the order and the flags below it.
+ * its trials are rare (afa_ctl_rare_trials(): most trials wanted, no
+ * step down pays; trials then cost more than they tell), whether its
+ * evidence judges mappings and is dense, whether its file has split
+ * into two lanes (split.h), and its order (at most AFA_ORDER_MAX).
+ * AFA_PUB_ORDER_BITS is the generation's shift: the order and the flags
+ * below it.
  */
 #define AFA_PUB_ORDER_BITS	9
 #define AFA_PUB_ORDER_MASK	(BIT(AFA_PUB_ORDER_BITS - 5) - 1)
