@@ -70,7 +70,17 @@ int afa_probe_init(void);
 void afa_probe_exit(void);
 int afa_probe_enable(bool on);
 unsigned long afa_probe_nmissed(void);
+const char *afa_probe_attach_name(void);
 void afa_probe_fault(struct address_space *mapping, pgoff_t pgoff);
+struct pt_regs;
+void afa_probe_map_enter(struct pt_regs *regs);
+
+/* direct.c; the trampoline and its C half are called from assembly */
+extern bool afa_direct_call;
+int afa_direct_register(void);
+void afa_direct_unregister(void);
+void afa_direct_tramp(void);
+void afa_direct_enter(struct pt_regs *regs);
 
 /* contract.c */
 bool afa_contract_init(void);

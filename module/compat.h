@@ -26,6 +26,20 @@
 #define AFA_HAVE_FPROBE	0
 #endif
 
+/*
+ * The cheaper attachment, an ftrace direct call (direct.c): x86-64, the
+ * ops-based API of 6.6 and later, a kernel built with direct calls, and
+ * not where the build forces a kprobe.
+ */
+#if IS_ENABLED(CONFIG_X86_64) && \
+	IS_ENABLED(CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS) && \
+	LINUX_VERSION_CODE >= KERNEL_VERSION(6, 6, 0) && \
+	!defined(AFA_FORCE_KPROBE)
+#define AFA_HAVE_DIRECT	1
+#else
+#define AFA_HAVE_DIRECT	0
+#endif
+
 #ifndef pmdp_get_lockless
 /*
  * 6.1 has no pmdp_get_lockless().  The 64-bit architectures the module

@@ -257,6 +257,17 @@ module_param_cb(enabled, &afa_enabled_ops, &afa_enabled, 0644);
 MODULE_PARM_DESC(enabled, "Set the window (1), or leave the fault path to the kernel, probes detached (0) (1)");
 
 /*
+ * direct.c, read at every attachment (load, enabled=1): 0 leaves
+ * filemap_map_pages()'s one direct call to a BPF fentry or fexit
+ * program, and the module attaches by fprobe or kprobe.  Read-only:
+ * changing it means reloading the module.
+ */
+bool afa_direct_call = true;
+module_param_named(direct_call, afa_direct_call, bool, 0444);
+MODULE_PARM_DESC(direct_call,
+		 "Attach by ftrace direct call where the kernel has it (x86-64, 6.6+), else fprobe or kprobe (1)");
+
+/*
  * Test knob of contract.c: when set, every kernel window counts as a
  * mismatch, so that the VM suite can see the module fall back to
  * observing.

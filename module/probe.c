@@ -899,8 +899,11 @@ static u32 afa_learn_and_act(struct afa_probe_cpu *pc, struct vm_fault *vmf,
 			   nr_pages);
 }
 
-/* The entry handler: everything the probe does, see the top of the file. */
-static void afa_map_enter(struct pt_regs *regs)
+/*
+ * The entry handler: everything the probe does, see the top of the file.
+ * Preemption is off: the fprobe's and kprobe's own, direct.c's own.
+ */
+void afa_probe_map_enter(struct pt_regs *regs)
 {
 	struct afa_probe_cpu *pc = this_cpu_ptr(&afa_probe_cpu);
 	struct vm_fault *vmf = (struct vm_fault *)regs_get_kernel_argument(regs, 0);
@@ -979,7 +982,7 @@ static int afa_map_entry(struct fprobe *fp, unsigned long entry_ip,
 			 unsigned long ret_ip, struct pt_regs *regs,
 			 void *entry_data)
 {
-	afa_map_enter(regs);
+	afa_probe_map_enter(regs);
 	return 0;
 }
 
@@ -991,7 +994,7 @@ static struct fprobe afa_map_probe;
  * the name against every traceable function, some 0.2 s a load under
  * QEMU, ten times the rest of the module's start-up.
  */
-static int afa_map_register(void)
+static int afa_map_register_probe(void)
 {
 	unsigned long ip = (unsigned long)filemap_map_pages;
 
@@ -1004,12 +1007,12 @@ static int afa_map_register(void)
 	return register_fprobe_ips(&afa_map_probe, &ip, 1);
 }
 
-static void afa_map_unregister(void)
+static void afa_map_unregister_probe(void)
 {
 	unregister_fprobe(&afa_map_probe);
 }
 
-static unsigned long afa_map_nmissed(void)
+static unsigned long afa_map_nmissed_probe(void)
 {
 	return afa_map_probe.nmissed;
 }
@@ -1018,7 +1021,7 @@ static unsigned long afa_map_nmissed(void)
 
 static int afa_map_entry(struct kprobe *kp, struct pt_regs *regs)
 {
-	afa_map_enter(regs);
+	afa_probe_map_enter(regs);
 	return 0;
 }
 
@@ -1027,22 +1030,63 @@ static struct kprobe afa_map_probe = {
 	.pre_handler	= afa_map_entry,
 };
 
-static int afa_map_register(void)
+static int afa_map_register_probe(void)
 {
 	return afa_kprobe_register(&afa_map_probe);
 }
 
-static void afa_map_unregister(void)
+static void afa_map_unregister_probe(void)
 {
 	unregister_kprobe(&afa_map_probe);
 }
 
-static unsigned long afa_map_nmissed(void)
+static unsigned long afa_map_nmissed_probe(void)
 {
 	return afa_map_probe.nmissed;
 }
 
 #endif /* AFA_HAVE_FPROBE */
+
+#define AFA_MAP_PROBE_NAME	(AFA_HAVE_FPROBE ? "fprobe" : "kprobe")
+
+/* Attached by direct.c's trampoline, not by the fprobe or kprobe. */
+static bool afa_map_direct;
+
+/*
+ * By direct call where the kernel has one and direct_call says so, else
+ * by fprobe or kprobe, saying why when a direct call was to be had.
+ */
+static int afa_map_register(void)
+{
+	int err = -EOPNOTSUPP;
+
+	afa_map_direct = false;
+	if (READ_ONCE(afa_direct_call))
+		err = afa_direct_register();
+	if (!err) {
+		afa_map_direct = true;
+		return 0;
+	}
+	if (err != -EOPNOTSUPP)
+		pr_info("no direct call on filemap_map_pages (error %d%s): attaching by %s\n",
+			err, err == -EBUSY ? ", it has one already: a BPF program?" : "",
+			AFA_MAP_PROBE_NAME);
+	return afa_map_register_probe();
+}
+
+static void afa_map_unregister(void)
+{
+	if (afa_map_direct)
+		afa_direct_unregister();
+	else
+		afa_map_unregister_probe();
+}
+
+/* A direct call misses nothing: it has no recursion guard to refuse. */
+static unsigned long afa_map_nmissed(void)
+{
+	return afa_map_direct ? 0 : afa_map_nmissed_probe();
+}
 
 /*
  * Attached: the probe and the ->fault hooks are registered.  They are
@@ -1142,6 +1186,22 @@ int afa_probe_enable(bool on)
 		afa_probe_detach();
 	mutex_unlock(&afa_probe_lock);
 	return err;
+}
+
+/**
+ * afa_probe_attach_name() - how filemap_map_pages() is attached, for stats
+ *
+ * Return: "direct", "fprobe" or "kprobe"; "none" while detached.
+ */
+const char *afa_probe_attach_name(void)
+{
+	const char *name = "none";
+
+	mutex_lock(&afa_probe_lock);
+	if (afa_probe_attached)
+		name = afa_map_direct ? "direct" : AFA_MAP_PROBE_NAME;
+	mutex_unlock(&afa_probe_lock);
+	return name;
 }
 
 /**

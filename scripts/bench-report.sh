@@ -306,16 +306,19 @@ if ovh:
       '`enabled=0` detaches the probes (design.md): its columns are the '
       'target. The last columns load the module with `classes=none`: the '
       'probes attached, counting, steering nothing, which is what '
-      '`enabled=0` cost until it detached them. Times are median +- '
+      '`enabled=0` cost until it detached them; the module attaches by '
+      'ftrace direct call where it can (design.md), and the last three '
+      'columns do the same with `direct_call=0`: by fprobe or kprobe. '
+      'Times are median +- '
       'stddev; "per fault" is the difference divided by the minor faults. '
       'Targets (issue 13): at most 150 ns a fault at 8192, at most 2% at '
       '65536.')
     w('')
-    w('| window | minor faults | not loaded | module, enabled=0 | change | noise | per fault | target | classes=none | change | per fault |')
-    w('| ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: |')
+    w('| window | minor faults | not loaded | module, enabled=0 | change | noise | per fault | target | classes=none | change | per fault | classes=none, direct_call=0 | change | per fault |')
+    w('| ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |')
     for win in sorted({k[0] for k in ovh}):
         sm = {c: summarise({'x': ovh[(win, c)]})['x']
-              for c in ('off', 'afa0', 'afacn') if ovh.get((win, c))}
+              for c in ('off', 'afa0', 'afacn', 'afacnf') if ovh.get((win, c))}
         if 'off' not in sm or 'afa0' not in sm:
             continue
         off, on = sm['off'], sm['afa0']
@@ -327,13 +330,14 @@ if ovh:
             win, note, on['flt'], off['ns'] / 1e6, off['sd'], on['ns'] / 1e6,
             on['sd'], fmt_pct(ch), noise, per,
             ovh_target(win, ch, per) + ('' if sig else ' (within noise)'))
-        if 'afacn' in sm:
-            ns_ = sm['afacn']
+        for c in ('afacn', 'afacnf'):
+            if c not in sm:
+                row += ' | | |'
+                continue
+            ns_ = sm[c]
             ch2 = 100.0 * (ns_['ns'] / off['ns'] - 1.0)
             per2 = (ns_['ns'] - off['ns']) / ns_['flt'] if ns_['flt'] else 0
             row += ' %.2f ms +-%.1f%% | %s | %+.0f ns |' % (ns_['ns'] / 1e6, ns_['sd'], fmt_pct(ch2), per2)
-        else:
-            row += ' | | |'
         w(row)
     w('')
 

@@ -12,7 +12,7 @@
 #   BENCH wl=WORKLOAD cfg=oN|afa rep=R minflt=N ns=N lines=N
 #   BENCH-RUN fam=fresh|real wl=WORKLOAD cfg=oN|afa rep=R run=I starts=N minflt=N majflt=N ns=N wall_ns=N
 #   BENCH-REAL-PREP wl=WORKLOAD ...: the real workloads' cache-filling runs
-#   BENCH-OVH win=BYTES cfg=off|afa0|afacn rep=R minflt=N ns=N lines=N fab=BYTES
+#   BENCH-OVH win=BYTES cfg=off|afa0|afacn|afacnf rep=R minflt=N ns=N lines=N fab=BYTES
 #   BENCH-STATE wl=WORKLOAD rep=R what=class|stream name=CLASS[/FILE] [lane=N] order=N faults=N
 #   BENCH-FOLDS wl=WORKLOAD rep=R folds=N kicked=N  (the module's, at the end of a block)
 #   BENCH-INFO ... page=BYTES table_pages=N base=oN ...: parameters
@@ -258,12 +258,15 @@ measure() {
 # enabled=0 (the probes detached) at the same window; sequential 64 MiB,
 # so every page faults at 4096 and every fault calls map_pages at 8192.
 # afacn loads it with classes=none: the probes attached, counting,
-# steering nothing (what enabled=0 cost before it detached them).
+# steering nothing (what enabled=0 cost before it detached them);
+# afacnf the same attached by fprobe or kprobe (direct_call=0), to
+# compare the hooks.
 overhead() {
-	for cfg in off afa0 off afacn; do
+	for cfg in off afa0 off afacn afacnf; do
 		case $cfg in
 		afa0) modprobe autofaultaround enabled=0 ;;
 		afacn) modprobe autofaultaround classes=none ;;
+		afacnf) modprobe autofaultaround classes=none direct_call=0 ;;
 		esac || fail "bench: modprobe autofaultaround for $cfg"
 		for win in 4096 8192 65536; do
 			echo $win >$FAB

@@ -10,7 +10,12 @@
  * type=kprobe		pre_handler of a kprobe at the function's entry (the
  *			module on 6.1, arm64 and from 6.14)
  * type=fprobe		entry handler of an fprobe (CONFIG_FPROBE, 6.5 to
- *			6.13: the module on 6.12 x86_64 and ppc64le)
+ *			6.13: the module on 6.12 x86_64 and ppc64le where
+ *			direct_call=0 or the direct call is taken)
+ * type=direct		no rewrite: holds filemap_map_pages()'s one ftrace
+ *			direct call with a trampoline that only returns, as
+ *			a BPF fentry program would, so that the module must
+ *			attach otherwise (x86-64, 6.6+)
  *
  * The kernel log says whether the kprobe is ftrace-based or a
  * breakpoint, and how many windows were rewritten.
@@ -18,6 +23,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/fprobe.h>
+#include <linux/ftrace.h>
 #include <linux/kprobes.h>
 #include <linux/mm.h>
 #include <linux/module.h>
@@ -28,7 +34,7 @@
 
 static char *type = "kretprobe";
 module_param(type, charp, 0444);
-MODULE_PARM_DESC(type, "kretprobe, kprobe or fprobe");
+MODULE_PARM_DESC(type, "kretprobe, kprobe, fprobe or direct");
 static unsigned int order = 4;
 module_param(order, uint, 0444);
 MODULE_PARM_DESC(order, "window order written over every call");
@@ -123,6 +129,45 @@ static int fp_register(void)
 }
 #endif
 
+#if defined(CONFIG_X86_64) && \
+	defined(CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS) && \
+	LINUX_VERSION_CODE >= KERNEL_VERSION(6, 6, 0)
+#define AFA_TEST_DIRECT 1
+#include <asm/ibt.h>
+#include <asm/linkage.h>
+#include <asm/nospec-branch.h>
+
+void probetest_tramp(void);
+
+asm(
+"	.pushsection	.text, \"ax\", @progbits\n"
+"	.type		probetest_tramp, @function\n"
+"	.globl		probetest_tramp\n"
+"probetest_tramp:\n"
+	ASM_ENDBR
+	CALL_DEPTH_ACCOUNT
+	ASM_RET
+"	.size		probetest_tramp, .-probetest_tramp\n"
+"	.popsection\n"
+);
+
+static struct ftrace_ops direct_ops;
+
+static int direct_register(void)
+{
+	int err = ftrace_set_filter_ip(&direct_ops,
+				       (unsigned long)filemap_map_pages, 0, 0);
+
+	return err ?: register_ftrace_direct(&direct_ops,
+					     (unsigned long)probetest_tramp);
+}
+#else
+static int direct_register(void)
+{
+	return -EOPNOTSUPP;
+}
+#endif
+
 static int __init probetest_init(void)
 {
 	int err;
@@ -141,6 +186,10 @@ static int __init probetest_init(void)
 		err = fp_register();
 		if (!err)
 			pr_info("fprobe on filemap_map_pages, ftrace-based\n");
+	} else if (!strcmp(type, "direct")) {
+		err = direct_register();
+		if (!err)
+			pr_info("direct call on filemap_map_pages held\n");
 	} else {
 		err = -EINVAL;
 	}
@@ -161,6 +210,11 @@ static void __exit probetest_exit(void)
 #ifdef AFA_TEST_FPROBE
 	else if (!strcmp(type, "fprobe"))
 		unregister_fprobe(&fp);
+#endif
+#ifdef AFA_TEST_DIRECT
+	else if (!strcmp(type, "direct"))
+		unregister_ftrace_direct(&direct_ops,
+					 (unsigned long)probetest_tramp, true);
 #endif
 	pr_info("type=%s order=%u: %ld windows rewritten\n", type, order,
 		atomic_long_read(&nr_set));

@@ -92,5 +92,53 @@ while [ $o -le $max_order ]; do
 	rmmod autofaultaround
 	o=$((o + 1))
 done
+
+# How the module attaches to filemap_map_pages(): by ftrace direct call
+# where the kernel has one (x86-64, 6.6 and later: module/direct.c),
+# else by fprobe or kprobe.  With direct_call=0, or with the one direct
+# call held by another (a BPF fentry program would; here afa_probetest
+# type=direct), it attaches by fprobe or kprobe, the log says why in the
+# second case, and the window is set all the same (exact fault counts at
+# two orders).
+attach_of() {
+	kv attach "$(head -n 1 $STATS)"
+}
+kmaj=$(uname -r | cut -d. -f1)
+kmin=$(uname -r | cut -d. -f2)
+if [ "$(uname -m)" = x86_64 ] && { [ "$kmaj" -gt 6 ] ||
+	{ [ "$kmaj" -eq 6 ] && [ "$kmin" -ge 6 ]; }; }; then
+	want_attach=direct
+else
+	want_attach=
+fi
+# attach_pinned DESCRIPTION ORDER WANT_ATTACH [PARAMS...]
+attach_pinned() {
+	what=$1 o=$2 want=$3
+	shift 3
+	modprobe autofaultaround min_order=$o max_order=$o initial_order=$o "$@"
+	got=$(attach_of)
+	if [ -n "$want" ]; then
+		check "$what: attached by $want (got $got)" [ "$got" = "$want" ]
+	else
+		check "$what: attached by fprobe or kprobe (got $got)" \
+			sh -c "[ '$got' = fprobe ] || [ '$got' = kprobe ]"
+	fi
+	[ -n "$observe" ] ||
+		check_faults "$what, order $o" "$(want_faults $o)" seq_faults
+	rmmod autofaultaround
+}
+attach_pinned "by default" 1 "$want_attach"
+attach_pinned "with direct_call=0" 2 "" direct_call=0
+if [ -n "$want_attach" ] && modinfo afa_probetest >/dev/null 2>&1 &&
+	modprobe afa_probetest type=direct; then
+	attach_pinned "with the direct call held by another" 3 ""
+	check "the module says it has no direct call, and why" \
+		sh -c "dmesg | grep -q 'autofaultaround: no direct call on filemap_map_pages (error -16, it has one already: a BPF program?): attaching by'"
+	rmmod afa_probetest
+	attach_pinned "with the direct call free again" 1 direct
+else
+	echo "actuator: SKIP a held direct call: no direct call here, or no afa_probetest"
+fi
+
 echo "$orig" >$FAB
 check "dmesg has no kernel report after the actuator tests" dmesg_clean

@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The cheapest attachment to filemap_map_pages(): an ftrace direct call,
+ * as BPF trampolines and samples/ftrace/ftrace-direct-too.c use.  The
+ * function's fentry call site calls this file's trampoline itself: no
+ * ftrace_ops list, no fprobe bookkeeping, no recursion lock between.
+ * The trampoline saves the six argument registers in a struct pt_regs on
+ * its stack, calls the probe's entry handler on it (probe.c, with the
+ * same pt_regs an fprobe hands it), and loads the registers back, with
+ * the window the handler wrote over the second and third (arch.h).
+ *
+ * Where: x86-64, kernels with the ops-based API (6.6 and later) built
+ * with CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS (Debian's 6.12 and 7.x),
+ * unless the direct_call parameter is 0 or the build forces a kprobe.
+ * A function has at most one direct call: while the module holds it, a
+ * BPF fentry or fexit program on filemap_map_pages() cannot attach, and
+ * while one holds it the module attaches by fprobe or kprobe and says so
+ * (probe.c).  Unregistering returns once no task can be in the
+ * trampoline: the ftrace_ops lives in module data, which ftrace treats
+ * as dynamic and waits out with RCU tasks.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/errno.h>
+#include <linux/ftrace.h>
+#include <linux/mm.h>
+#include <linux/preempt.h>
+#include <linux/ptrace.h>
+#include <linux/stddef.h>
+#include <linux/stringify.h>
+#include "afa.h"
+#include "compat.h"
+
+#if AFA_HAVE_DIRECT
+
+#include <asm/ibt.h>
+#include <asm/linkage.h>
+#include <asm/nospec-branch.h>
+
+/* Offsets in struct pt_regs of the argument registers, checked below. */
+#define AFA_PT_R9	64
+#define AFA_PT_R8	72
+#define AFA_PT_CX	88
+#define AFA_PT_DX	96
+#define AFA_PT_SI	104
+#define AFA_PT_DI	112
+#define AFA_PT_SIZE	168
+
+static_assert(offsetof(struct pt_regs, r9) == AFA_PT_R9);
+static_assert(offsetof(struct pt_regs, r8) == AFA_PT_R8);
+static_assert(offsetof(struct pt_regs, cx) == AFA_PT_CX);
+static_assert(offsetof(struct pt_regs, dx) == AFA_PT_DX);
+static_assert(offsetof(struct pt_regs, si) == AFA_PT_SI);
+static_assert(offsetof(struct pt_regs, di) == AFA_PT_DI);
+static_assert(sizeof(struct pt_regs) == AFA_PT_SIZE);
+
+/*
+ * Called from filemap_map_pages()'s fentry site: the stack is 16-byte
+ * aligned at entry (the function's own return address and this call's),
+ * 8 off after the frame pointer, and 168 more make it aligned again for
+ * the call.  Only the argument registers carry anything at a function's
+ * first instruction; the others the handler may clobber as any callee.
+ */
+asm("	.pushsection	.text, \"ax\", @progbits\n"
+"	.type		afa_direct_tramp, @function\n"
+"	.globl		afa_direct_tramp\n"
+"afa_direct_tramp:\n"
+	ASM_ENDBR
+"	pushq	%rbp\n"
+"	movq	%rsp, %rbp\n"
+	CALL_DEPTH_ACCOUNT
+"	subq	$" __stringify(AFA_PT_SIZE) ", %rsp\n"
+"	movq	%rdi, " __stringify(AFA_PT_DI) "(%rsp)\n"
+"	movq	%rsi, " __stringify(AFA_PT_SI) "(%rsp)\n"
+"	movq	%rdx, " __stringify(AFA_PT_DX) "(%rsp)\n"
+"	movq	%rcx, " __stringify(AFA_PT_CX) "(%rsp)\n"
+"	movq	%r8, " __stringify(AFA_PT_R8) "(%rsp)\n"
+"	movq	%r9, " __stringify(AFA_PT_R9) "(%rsp)\n"
+"	movq	%rsp, %rdi\n"
+"	call	afa_direct_enter\n"
+"	movq	" __stringify(AFA_PT_DI) "(%rsp), %rdi\n"
+"	movq	" __stringify(AFA_PT_SI) "(%rsp), %rsi\n"
+"	movq	" __stringify(AFA_PT_DX) "(%rsp), %rdx\n"
+"	movq	" __stringify(AFA_PT_CX) "(%rsp), %rcx\n"
+"	movq	" __stringify(AFA_PT_R8) "(%rsp), %r8\n"
+"	movq	" __stringify(AFA_PT_R9) "(%rsp), %r9\n"
+"	leave\n"
+	ASM_RET
+"	.size		afa_direct_tramp, .-afa_direct_tramp\n"
+"	.popsection\n"
+);
+
+/*
+ * The trampoline's C half.  An fprobe or kprobe handler runs with
+ * preemption off (their recursion guards); here the handler turns it off
+ * itself, for its per-CPU state.  No recursion guard: nothing the
+ * handler calls maps pages.
+ */
+notrace void afa_direct_enter(struct pt_regs *regs)
+{
+	preempt_disable_notrace();
+	afa_probe_map_enter(regs);
+	preempt_enable_notrace();
+}
+
+static struct ftrace_ops afa_direct_ops;
+
+/**
+ * afa_direct_register() - attach the trampoline to filemap_map_pages()
+ *
+ * Return: 0; -EOPNOTSUPP where this kernel or build has no direct call
+ * (nothing to log); else ftrace's error, -EBUSY when another direct call
+ * (a BPF trampoline) holds the function.
+ */
+int afa_direct_register(void)
+{
+	unsigned long ip = (unsigned long)filemap_map_pages;
+	int err;
+
+	/* A fresh ops at every attachment, as the fprobe's (probe.c). */
+	afa_direct_ops = (struct ftrace_ops){};
+	err = ftrace_set_filter_ip(&afa_direct_ops, ip, 0, 0);
+	if (err)
+		return err;
+	err = register_ftrace_direct(&afa_direct_ops,
+				     (unsigned long)afa_direct_tramp);
+	if (err)
+		ftrace_free_filter(&afa_direct_ops);
+	return err;
+}
+
+/** afa_direct_unregister() - detach; returns once no task is in it */
+void afa_direct_unregister(void)
+{
+	unregister_ftrace_direct(&afa_direct_ops,
+				 (unsigned long)afa_direct_tramp, true);
+}
+
+#else /* !AFA_HAVE_DIRECT */
+
+int afa_direct_register(void)
+{
+	return -EOPNOTSUPP;
+}
+
+void afa_direct_unregister(void)
+{
+}
+
+#endif /* AFA_HAVE_DIRECT */
