@@ -1265,6 +1265,72 @@ static void afa_ctl_settles_at_rest(struct kunit *test)
 }
 
 /*
+ * Settling with a small shrink pending: batches of faults alone, whose
+ * growth does not pay, after one batch of trials integrated a small
+ * shrink, find the order right on what they can judge; they settle the
+ * state (counting them as pending kept near-break-even streams tested at
+ * every fault for good) and keep what is pending for the next trials.
+ * Once the shrink pending passes AFA_CTL_REST_SHRINK, the same batches
+ * do not settle it, and the trials still take it down.  A small growth
+ * pending, with batches of trials alone that find no shrink, does not
+ * settle: a scan climbs so.  Costs r = 2, order 4: t = 3/4 under
+ * t* = 0.8, g = 1/4 under g* = 0.47, and g = 1/2 just over it.
+ */
+static void afa_ctl_settles_with_small_shrink_pending(struct kunit *test)
+{
+	const struct afa_ctl_input pays = ev(8, 2, 8, 6);
+	const struct afa_ctl_input faults_only = ev(8, 2, 0, 0);
+	const struct afa_ctl_input grows = ev(8, 4, 0, 0);
+	const struct afa_ctl_input trials_only = ev(0, 0, 8, 8);
+	struct loop l = loop_default(&f2p, 4);
+	s16 pending;
+	int k;
+
+	loop_step(&l, &pays);
+	KUNIT_ASSERT_EQ(test, l.order, 4U);
+	pending = l.st.integral;
+	KUNIT_ASSERT_LT(test, pending, 0);
+	KUNIT_ASSERT_LT(test, -pending, AFA_CTL_REST_SHRINK);
+	for (k = 1; k <= AFA_CTL_SETTLED_STEPS; k++) {
+		KUNIT_EXPECT_FALSE(test, afa_ctl_settled(&l.st));
+		loop_step(&l, &faults_only);
+		KUNIT_ASSERT_EQ(test, l.tr.reason, AFA_CTL_PENDING);
+		KUNIT_ASSERT_EQ(test, l.tr.error, 0);
+		KUNIT_EXPECT_EQ(test, l.st.integral, pending);
+	}
+	KUNIT_EXPECT_TRUE(test, afa_ctl_settled(&l.st));
+	KUNIT_EXPECT_EQ(test, l.order, 4U);
+
+	/* trials that go on paying take the shrink past the limit */
+	for (k = 0; k < 64 && -l.st.integral < AFA_CTL_REST_SHRINK; k++)
+		loop_step(&l, &pays);
+	KUNIT_ASSERT_EQ(test, l.order, 4U);
+	KUNIT_ASSERT_GE(test, -l.st.integral, AFA_CTL_REST_SHRINK);
+	KUNIT_EXPECT_FALSE(test, afa_ctl_settled(&l.st));
+	for (k = 0; k < 2 * AFA_CTL_SETTLED_STEPS; k++) {
+		loop_step(&l, &faults_only);
+		KUNIT_ASSERT_EQ(test, l.tr.reason, AFA_CTL_PENDING);
+		KUNIT_EXPECT_FALSE(test, afa_ctl_settled(&l.st));
+	}
+	/* and take it down: nothing pending was lost */
+	for (k = 0; k < 64 && l.order == 4; k++)
+		loop_step(&l, &pays);
+	KUNIT_EXPECT_EQ(test, l.order, 3U);
+
+	/* a small growth pending: batches of trials alone do not settle */
+	l = loop_default(&f2p, 4);
+	loop_step(&l, &grows);
+	KUNIT_ASSERT_EQ(test, l.order, 4U);
+	KUNIT_ASSERT_GT(test, l.st.integral, 0);
+	for (k = 0; k < 2 * AFA_CTL_SETTLED_STEPS; k++) {
+		loop_step(&l, &trials_only);
+		KUNIT_ASSERT_EQ(test, l.tr.reason, AFA_CTL_PENDING);
+		KUNIT_ASSERT_EQ(test, l.tr.error, 0);
+		KUNIT_EXPECT_FALSE(test, afa_ctl_settled(&l.st));
+	}
+}
+
+/*
  * Rare trials: only where most trials want their half and, on them, a
  * step down does not pay.  A state whose shrink pays is never on rare
  * trials, even with a trial average above 1/2 (the lock-in that caused:
@@ -2084,6 +2150,7 @@ static struct kunit_case afa_control_law_cases[] = {
 	KUNIT_CASE(afa_ctl_deadband_edge),
 	KUNIT_CASE(afa_ctl_sequential_rests_at_deadband),
 	KUNIT_CASE(afa_ctl_settles_at_rest),
+	KUNIT_CASE(afa_ctl_settles_with_small_shrink_pending),
 	KUNIT_CASE(afa_ctl_rare_trials_where_shrink_costs),
 	KUNIT_CASE(afa_ctl_settles_saturated),
 	KUNIT_CASE(afa_ctl_few_samples_hold),

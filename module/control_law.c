@@ -507,6 +507,21 @@ bool afa_ctl_rare_trials(const struct afa_ctl_state *st)
 }
 
 /*
+ * Did a step find the order right?  In the deadband, saturated at a
+ * bound, or pending without an error of its own while what is pending is
+ * a small shrink its batch has no trials to judge (AFA_CTL_REST_SHRINK).
+ */
+static bool afa_ctl_at_rest(const struct afa_ctl_state *st,
+			    const struct afa_ctl_trace *tr,
+			    enum afa_ctl_reason reason)
+{
+	if (reason == AFA_CTL_DEADBAND || reason == AFA_CTL_SATURATED)
+		return true;
+	return reason == AFA_CTL_PENDING && !tr->error && st->integral < 0 &&
+	       -st->integral < AFA_CTL_REST_SHRINK;
+}
+
+/*
  * Record the outcome of a step; its return value is the new order.  A
  * step that found the order right counts towards settling, one that
  * wants to move (or moved) starts the count again, one without enough
@@ -515,7 +530,7 @@ bool afa_ctl_rare_trials(const struct afa_ctl_state *st)
 static u32 afa_ctl_finish(struct afa_ctl_state *st, struct afa_ctl_trace *tr,
 			  enum afa_ctl_reason reason)
 {
-	if (reason == AFA_CTL_DEADBAND || reason == AFA_CTL_SATURATED)
+	if (afa_ctl_at_rest(st, tr, reason))
 		st->at_rest = min(st->at_rest + 1, AFA_CTL_SETTLED_STEPS);
 	else if (reason != AFA_CTL_FEW_SAMPLES)
 		st->at_rest = 0;

@@ -175,6 +175,19 @@ struct afa_ctl_state {
  */
 #define AFA_CTL_SETTLED_STEPS	3
 
+/*
+ * Pending shrink a step may leave and still count towards settling, when
+ * its batch has no trials to judge it by and nothing else pays (a batch
+ * of faults alone, after trials integrated a small shrink): an eighth of
+ * an order, a quarter of the way to a move at the default hysteresis.
+ * Counted as pending, such batches (every batch but about one in four,
+ * where trials are one fault in sample_every) kept streams near their
+ * break-even from ever settling, tested at every fault for good.  A
+ * pending growth is not so counted: a scan climbs through small savings
+ * near the deadband, and settling there slowed its climb eightfold.
+ */
+#define AFA_CTL_REST_SHRINK	(AFA_UNIT / 8)
+
 /**
  * enum afa_ctl_reason - why afa_ctl_step() chose its order
  * @AFA_CTL_FEW_SAMPLES:	not enough evidence for a step yet
