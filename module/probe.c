@@ -493,12 +493,12 @@ static bool afa_trial_due(struct afa_probe_cpu *pc, bool rare)
  * of mappings tested at every fault: a verdict that a mapping is sparse
  * rests on its hits being few, which a sample cannot tell (two threads
  * reading a file at random on two CPUs had a CPU's view of their
- * mapping moved to a sparse lane so).  So a mapping is judged while its
- * stream learns, and a new mapping of a file with two lanes is tested
- * at every fault until its first verdict (32 outcomes), which picks its
- * lane; a mapping that behaves unlike its settled lane unsettles it by
- * its evidence, and is judged from there, as a scan's file's first
- * sparse probe (20-learning); see afa_tests_all().
+ * mapping moved to a sparse lane so).  So a mapping is tested at every
+ * fault until its first verdict (32 outcomes), and judged again only
+ * while its stream learns: a mapping that behaves unlike its settled
+ * lane is found at its first verdict, as a scan's file's first sparse
+ * probe (20-learning), and one that changes later once its evidence
+ * unsettles the lane.
  * 8: the tests then cost an eighth of what they did, and a settled
  * stream still takes a batch (8 faults) within 64 on average.
  */
@@ -507,20 +507,12 @@ static bool afa_trial_due(struct afa_probe_cpu *pc, bool rare)
 
 /*
  * Is every fault of this mapping tested?  While its stream learns (and
- * for a class state), and, in a file with two lanes, until the mapping's
- * first verdict.  Only such faults count towards verdicts (split.h).  A
- * new mapping of a settled file with one lane is not judged: its faults
- * take the lane's runs like the others, and one that behaves unlike the
- * lane changes the lane's evidence within a run or two, which unsettles
- * it; from there its faults are tested and judged.  Judging every new
- * mapping cost a short-lived process a tested fault at each of its
- * first 32 faults of every file it maps, each three times a settled
- * fault: most of the faults of a program's start-up (real-perl: 215 of
- * libperl's 220 faults tested).
+ * for a class state), and until the mapping's first verdict.  Only such
+ * faults count towards verdicts (split.h).
  */
 static bool afa_tests_all(const struct afa_fault_stream *fs)
 {
-	return !fs->settled || (fs->split && !fs->c->judged);
+	return !fs->settled || !fs->c->judged;
 }
 
 /*
