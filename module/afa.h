@@ -70,7 +70,7 @@ int afa_probe_init(void);
 void afa_probe_exit(void);
 int afa_probe_enable(bool on);
 unsigned long afa_probe_nmissed(void);
-const char *afa_probe_attach_name(void);
+const char *afa_probe_attach_name(bool *enabled);
 void afa_probe_fault(struct address_space *mapping, pgoff_t pgoff);
 struct pt_regs;
 void afa_probe_map_enter(struct pt_regs *regs);

@@ -1190,14 +1190,17 @@ int afa_probe_enable(bool on)
 
 /**
  * afa_probe_attach_name() - how filemap_map_pages() is attached, for stats
+ * @enabled:	set to the enabled parameter, read with it: a pair that
+ *		afa_probe_enable() cannot split (detached exactly while 0)
  *
  * Return: "direct", "fprobe" or "kprobe"; "none" while detached.
  */
-const char *afa_probe_attach_name(void)
+const char *afa_probe_attach_name(bool *enabled)
 {
 	const char *name = "none";
 
 	mutex_lock(&afa_probe_lock);
+	*enabled = READ_ONCE(afa_enabled);
 	if (afa_probe_attached)
 		name = afa_map_direct ? "direct" : AFA_MAP_PROBE_NAME;
 	mutex_unlock(&afa_probe_lock);
