@@ -20,8 +20,10 @@
  *     arguments, where the architecture can (arch.h).
  *
  * Misses, for the hit ratio, come from the ->fault hooks that run after
- * it on the same CPU (tracepoints.c calls afa_probe_fault()).  Where fprobe is not built in
- * (Debian's 6.1) the probe is a kprobe; its pre_handler is the same.
+ * it on the same CPU (tracepoints.c calls afa_probe_fault()).  The probe is
+ * an ftrace direct call where the kernel has one (direct.c: x86-64, 6.6+),
+ * else an fprobe, else (Debian's 6.1, and 7.x) a kprobe; all three call
+ * afa_probe_map_enter() with the same registers.
  *
  * Then, observing or not, it measures the pages the CPU's previous call
  * mapped, by its task's page counts (afa_span_note()).
