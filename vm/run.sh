@@ -207,7 +207,8 @@ if [ "$qemu_rc" -eq 124 ]; then
 	harness=$((harness + 1))
 fi
 if ! grep -q '^AFA-VM-DONE$' "$log"; then
-	echo "vm: FAIL: no completion marker (hang or panic)"
+	echo "vm: FAIL: no completion marker (hang or panic); the log's last lines:"
+	tail -n 30 "$log" | sed 's/^/vm:   /'
 	harness=$((harness + 1))
 fi
 # (a lockdep kernel's boot banner "RCU lockdep checking is enabled" is
