@@ -126,7 +126,7 @@ vmtest:
 # The stress suite, in one boot (docs/testing.md).  The guest's counts can
 # be overridden: STRESS_LOADS, STRESS_WRITES, STRESS_HOTPLUG,
 # STRESS_RACE_S, STRESS_TOGGLES, STRESS_MEMCG_MIB, STRESS_MEMCG_S,
-# STRESS_COLLAPSE_S, STRESS_HOTSET_S, STRESS_SEED,
+# STRESS_COLLAPSE_S, STRESS_HOTSET_S, STRESS_HOTSET_ROUNDS, STRESS_SEED,
 # STRESS_LIMIT_S (time limit of each test's loop), STRESS_ONLY=NN (only
 # the tests whose names start with NN).  STRESS_MEMCG_REPEAT=N: 60-memcg
 # runs N rounds of three arms instead of once (no module, the module, the
@@ -142,6 +142,7 @@ STRESS_APPEND = $(strip \
 	$(if $(STRESS_MEMCG_S),stress_memcg_s=$(STRESS_MEMCG_S)) \
 	$(if $(STRESS_COLLAPSE_S),stress_collapse_s=$(STRESS_COLLAPSE_S)) \
 	$(if $(STRESS_HOTSET_S),stress_hotset_s=$(STRESS_HOTSET_S)) \
+	$(if $(STRESS_HOTSET_ROUNDS),stress_hotset_rounds=$(STRESS_HOTSET_ROUNDS)) \
 	$(if $(STRESS_SEED),stress_seed=$(STRESS_SEED)) \
 	$(if $(STRESS_LIMIT_S),stress_limit_s=$(STRESS_LIMIT_S)) \
 	$(if $(STRESS_ONLY),stress_only=$(STRESS_ONLY)) \
@@ -218,7 +219,7 @@ vmtest-debug: debug-kernel
 		$(MAKE) --no-print-directory KDIR=$(DEBUG_KDIR) modules && \
 		AFA_VM_KERNEL=$(DEBUG_KDIR)/arch/x86/boot/bzImage \
 		AFA_VM_MODDIR=$(DEBUG_KDIR)/modroot/lib/modules/$(DEBUG_KREL) \
-		AFA_VM_APPEND="pci=noacpi $(AFA_VM_APPEND)" \
+		AFA_VM_APPEND="pci=noacpi $(STRESS_APPEND) $(AFA_VM_APPEND)" \
 		vm/run.sh debug $(DEBUG_KREL)'
 
 vmtest-debug-rt: debug-kernel-rt
@@ -226,7 +227,7 @@ vmtest-debug-rt: debug-kernel-rt
 		$(MAKE) --no-print-directory KDIR=$(DEBUG_RT_KDIR) modules && \
 		AFA_VM_KERNEL=$(DEBUG_RT_KDIR)/arch/x86/boot/bzImage \
 		AFA_VM_MODDIR=$(DEBUG_RT_KDIR)/modroot/lib/modules/$(DEBUG_RT_KREL) \
-		AFA_VM_APPEND="pci=noacpi $(AFA_VM_APPEND)" \
+		AFA_VM_APPEND="pci=noacpi $(STRESS_APPEND) $(AFA_VM_APPEND)" \
 		vm/run.sh debug $(DEBUG_RT_KREL)'
 
 # Other architectures: Debian 13's kernels, fetched into the cache and
