@@ -27,17 +27,46 @@
 #endif
 
 /*
- * The cheaper attachment, an ftrace direct call (direct.c): x86-64, the
- * ops-based API of 6.6 and later, a kernel built with direct calls, and
- * not where the build forces a kprobe.
+ * The cheaper attachment, an ftrace direct call (direct.c): x86-64, a
+ * kernel built with direct calls, and not where the build forces a
+ * kprobe.  The ops-based API it uses is register_ftrace_direct(ops,
+ * addr) from 6.6, and the same under the names
+ * register_ftrace_direct_multi() and unregister_ftrace_direct_multi()
+ * in 6.1 (since 5.16), whose unregister leaves the ops' filter to free
+ * (6.6's frees it when asked).  6.1's register_ftrace_direct(ip, addr)
+ * is the older per-address API; the module does not use it.
  */
 #if IS_ENABLED(CONFIG_X86_64) && \
 	IS_ENABLED(CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS) && \
-	LINUX_VERSION_CODE >= KERNEL_VERSION(6, 6, 0) && \
 	!defined(AFA_FORCE_KPROBE)
 #define AFA_HAVE_DIRECT	1
 #else
 #define AFA_HAVE_DIRECT	0
+#endif
+
+#if AFA_HAVE_DIRECT
+#include <linux/ftrace.h>
+
+static inline int afa_register_ftrace_direct(struct ftrace_ops *ops,
+					     unsigned long addr)
+{
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 6, 0)
+	return register_ftrace_direct_multi(ops, addr);
+#else
+	return register_ftrace_direct(ops, addr);
+#endif
+}
+
+static inline void afa_unregister_ftrace_direct(struct ftrace_ops *ops,
+						unsigned long addr)
+{
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 6, 0)
+	unregister_ftrace_direct_multi(ops, addr);
+	ftrace_free_filter(ops);
+#else
+	unregister_ftrace_direct(ops, addr, true);
+#endif
+}
 #endif
 
 #ifndef pmdp_get_lockless

@@ -9,9 +9,10 @@
  * same pt_regs an fprobe hands it), and loads the registers back, with
  * the window the handler wrote over the second and third (arch.h).
  *
- * Where: x86-64, kernels with the ops-based API (6.6 and later) built
- * with CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS (Debian's 6.12 and 7.x),
- * unless the direct_call parameter is 0 or the build forces a kprobe.
+ * Where: x86-64 kernels built with CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS
+ * (Debian's 6.1, 6.12 and 7.x; the ops-based API, whose 6.1 names
+ * compat.h maps), unless the direct_call parameter is 0 or the build
+ * forces a kprobe.
  * A function has at most one direct call: while the module holds it, a
  * BPF fentry or fexit program on filemap_map_pages() cannot attach, and
  * while one holds it the module attaches by fprobe or kprobe and says so
@@ -36,6 +37,11 @@
 #include <asm/ibt.h>
 #include <asm/linkage.h>
 #include <asm/nospec-branch.h>
+
+/* Call depth tracking (retbleed) came in 6.2; 6.1 has nothing to count. */
+#ifndef CALL_DEPTH_ACCOUNT
+#define CALL_DEPTH_ACCOUNT ""
+#endif
 
 /* Offsets in struct pt_regs of the argument registers, checked below. */
 #define AFA_PT_R9	64
@@ -122,8 +128,8 @@ int afa_direct_register(void)
 	err = ftrace_set_filter_ip(&afa_direct_ops, ip, 0, 0);
 	if (err)
 		return err;
-	err = register_ftrace_direct(&afa_direct_ops,
-				     (unsigned long)afa_direct_tramp);
+	err = afa_register_ftrace_direct(&afa_direct_ops,
+					 (unsigned long)afa_direct_tramp);
 	if (err)
 		ftrace_free_filter(&afa_direct_ops);
 	return err;
@@ -132,8 +138,8 @@ int afa_direct_register(void)
 /** afa_direct_unregister() - detach; returns once no task is in it */
 void afa_direct_unregister(void)
 {
-	unregister_ftrace_direct(&afa_direct_ops,
-				 (unsigned long)afa_direct_tramp, true);
+	afa_unregister_ftrace_direct(&afa_direct_ops,
+				     (unsigned long)afa_direct_tramp);
 }
 
 #else /* !AFA_HAVE_DIRECT */

@@ -265,7 +265,7 @@ MODULE_PARM_DESC(enabled, "Set the window (1), or leave the fault path to the ke
 bool afa_direct_call = true;
 module_param_named(direct_call, afa_direct_call, bool, 0444);
 MODULE_PARM_DESC(direct_call,
-		 "Attach by ftrace direct call where the kernel has it (x86-64, 6.6+), else fprobe or kprobe (1)");
+		 "Attach by ftrace direct call where the kernel has it (x86-64), else fprobe or kprobe (1)");
 
 /*
  * Test knob of contract.c: when set, every kernel window counts as a

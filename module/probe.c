@@ -21,7 +21,7 @@
  *
  * Misses, for the hit ratio, come from the ->fault hooks that run after
  * it on the same CPU (tracepoints.c calls afa_probe_fault()).  The probe is
- * an ftrace direct call where the kernel has one (direct.c: x86-64, 6.6+),
+ * an ftrace direct call where the kernel has one (direct.c: x86-64),
  * else an fprobe, else (Debian's 6.1, and 7.x) a kprobe; all three call
  * afa_probe_map_enter() with the same registers.
  *

@@ -29,6 +29,7 @@
 #include <linux/module.h>
 #include <linux/version.h>
 #include "arch.h"
+#include "compat.h"
 #include "window.h"
 #include "window.c"
 
@@ -129,13 +130,14 @@ static int fp_register(void)
 }
 #endif
 
-#if defined(CONFIG_X86_64) && \
-	defined(CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS) && \
-	LINUX_VERSION_CODE >= KERNEL_VERSION(6, 6, 0)
+#if AFA_HAVE_DIRECT
 #define AFA_TEST_DIRECT 1
 #include <asm/ibt.h>
 #include <asm/linkage.h>
 #include <asm/nospec-branch.h>
+#ifndef CALL_DEPTH_ACCOUNT
+#define CALL_DEPTH_ACCOUNT ""
+#endif
 
 void probetest_tramp(void);
 
@@ -158,8 +160,8 @@ static int direct_register(void)
 	int err = ftrace_set_filter_ip(&direct_ops,
 				       (unsigned long)filemap_map_pages, 0, 0);
 
-	return err ?: register_ftrace_direct(&direct_ops,
-					     (unsigned long)probetest_tramp);
+	return err ?: afa_register_ftrace_direct(&direct_ops,
+						 (unsigned long)probetest_tramp);
 }
 #else
 static int direct_register(void)
@@ -213,8 +215,8 @@ static void __exit probetest_exit(void)
 #endif
 #ifdef AFA_TEST_DIRECT
 	else if (!strcmp(type, "direct"))
-		unregister_ftrace_direct(&direct_ops,
-					 (unsigned long)probetest_tramp, true);
+		afa_unregister_ftrace_direct(&direct_ops,
+					     (unsigned long)probetest_tramp);
 #endif
 	pr_info("type=%s order=%u: %ld windows rewritten\n", type, order,
 		atomic_long_read(&nr_set));

@@ -94,8 +94,8 @@ while [ $o -le $max_order ]; do
 done
 
 # How the module attaches to filemap_map_pages(): by ftrace direct call
-# where the kernel has one (x86-64, 6.6 and later: module/direct.c),
-# else by fprobe or kprobe.  With direct_call=0, or with the one direct
+# on x86-64 (Debian's 6.1, 6.12 and 7.x: module/direct.c), else by
+# fprobe or kprobe.  With direct_call=0, or with the one direct
 # call held by another (a BPF fentry program would; here afa_probetest
 # type=direct), it attaches by fprobe or kprobe, the log says why in the
 # second case, and the window is set all the same (exact fault counts at
@@ -103,10 +103,7 @@ done
 attach_of() {
 	kv attach "$(head -n 1 $STATS)"
 }
-kmaj=$(uname -r | cut -d. -f1)
-kmin=$(uname -r | cut -d. -f2)
-if [ "$(uname -m)" = x86_64 ] && { [ "$kmaj" -gt 6 ] ||
-	{ [ "$kmaj" -eq 6 ] && [ "$kmin" -ge 6 ]; }; }; then
+if [ "$(uname -m)" = x86_64 ]; then
 	want_attach=direct
 else
 	want_attach=
