@@ -46,26 +46,32 @@
 
 #if AFA_HAVE_DIRECT
 #include <linux/ftrace.h>
+#endif
 
+#if AFA_HAVE_DIRECT && LINUX_VERSION_CODE >= KERNEL_VERSION(6, 6, 0)
 static inline int afa_register_ftrace_direct(struct ftrace_ops *ops,
 					     unsigned long addr)
 {
-#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 6, 0)
-	return register_ftrace_direct_multi(ops, addr);
-#else
 	return register_ftrace_direct(ops, addr);
-#endif
 }
 
 static inline void afa_unregister_ftrace_direct(struct ftrace_ops *ops,
 						unsigned long addr)
 {
-#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 6, 0)
+	unregister_ftrace_direct(ops, addr, true);
+}
+#elif AFA_HAVE_DIRECT
+static inline int afa_register_ftrace_direct(struct ftrace_ops *ops,
+					     unsigned long addr)
+{
+	return register_ftrace_direct_multi(ops, addr);
+}
+
+static inline void afa_unregister_ftrace_direct(struct ftrace_ops *ops,
+						unsigned long addr)
+{
 	unregister_ftrace_direct_multi(ops, addr);
 	ftrace_free_filter(ops);
-#else
-	unregister_ftrace_direct(ops, addr, true);
-#endif
 }
 #endif
 
