@@ -18,6 +18,7 @@ echo "check: kernels: 6.12 is ${k612:-missing}, 6.1 is ${k61:-missing} (scripts/
 passed=0
 failed=0
 summary=()
+failures=()
 
 # The debug kernels' runs (KASAN, lockdep, kmemleak; its PREEMPT_RT
 # flavour) take 34 to 54 minutes and 68 minutes alone: after the other
@@ -126,7 +127,19 @@ count() {
 	fi
 	passed=$((passed + p))
 	failed=$((failed + f))
+	[ "$f" -gt 0 ] && failing "$name" "$log"
 	summary+=("$(printf '%-14s %4d passed, %d failed %5d s%s' "$name" "$p" "$f" "$secs" "${KNOTE:+  ($KNOTE)}")")
+}
+
+# failing NAME LOG: a failed phase's first FAIL lines, for the list that
+# ends the output (CI keeps only the output's head and tail)
+failing() {
+	local line n=0
+	while IFS= read -r line; do
+		failures+=("$1: $line")
+		n=$((n + 1))
+	done < <(grep -E 'FAIL|\[FAILED\]|not ok ' "$2" | grep -v '^\(PASS\|ok\) ' | head -n 10)
+	[ "$n" -gt 0 ] || failures+=("$1: no FAIL line; its log is $2")
 }
 
 # phase NAME[:LABEL] COMMAND...: LABEL is what the command's count lines
@@ -185,6 +198,11 @@ debug_phases
 echo
 echo "=== summary"
 printf '%s\n' "${summary[@]}"
+if [ "${#failures[@]}" -gt 0 ]; then
+	echo
+	echo "=== failed checks (a phase's first 10)"
+	printf '%s\n' "${failures[@]}"
+fi
 echo "check: $SECONDS s in all, the budget $budget s (AFA_CHECK_BUDGET_S)"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
