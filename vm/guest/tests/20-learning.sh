@@ -181,7 +181,7 @@ lf=$(($(stream_lane_col "$bi" rodata $lo faults) - lf0))
 echo "split: the probes' lane at order $blo after $more more probes, $lf faults since the first"
 check "split: the probes' lane learned the small one within $bound of the probes' faults (lane $lo, order $blo <= 1, $lf faults)" \
 	test "${blo:-9}" -le 1 -a "$lf" -le $((bound + 512))
-# A fifth probe: all but its first faults count in the probes' lane,
+# One more probe: all but its first faults count in the probes' lane,
 # where its first verdict (split.h: 32 outcomes) moves it if it starts
 # in the other.  The tally is per CPU: each move of the probe to another
 # CPU restarts it, and costs up to a verdict's faults more in the other
