@@ -4,14 +4,15 @@
  * law of every stream and class that gathered evidence enough, publishes
  * the new orders, and adds the files the fault path noted.
  *
- * When it runs: every period_ms while there are faults; sooner, at most
- * once a jiffy, when a CPU has gathered a batch of evidence or noted a
- * new file (afa_period_kick(), from the fault path through an irq_work);
- * at once on such a kick, for up to AFA_QUICK_FOLDS folds after one
- * that moved an order: a state moves at most once a fold, so a short
- * process would otherwise see one move a jiffy; never while there are no
- * faults: a fold that finds none does not queue the next, and the next
- * fault wakes it.  So the law's cadence is the evidence's, and an idle
+ * When it runs: every period_ms while there are faults; sooner, at once,
+ * when a CPU has gathered a batch of evidence or noted a new file
+ * (afa_period_kick(), from the fault path through an irq_work), but not
+ * twice in a jiffy (a kick in the last fold's jiffy is dropped, and the
+ * CPU's next batch asks again) except for up to AFA_QUICK_FOLDS folds
+ * after one that moved an order: a state moves at most once a fold, so
+ * a short process would otherwise see one move a jiffy; never while
+ * there are no faults: a fold that finds none does not queue the next,
+ * and the next fault wakes it.  So the law's cadence is the evidence's, and an idle
  * machine stays idle.  Each period is queued on an idle CPU (topology.c)
  * while the CPU choice still holds.
  *
@@ -80,29 +81,37 @@ static void afa_period_queue(unsigned long delay)
 	cpus_read_unlock();
 }
 
+/*
+ * Queue a fold to run now, where the kick ran.  Never a timer of a jiffy:
+ * under load such a timer fired up to three jiffies late (a fresh
+ * process lives less than one), and while it waited no kick could ask.
+ */
 static void afa_kick_fn(struct irq_work *work)
 {
-	unsigned long soon = 0;
-
-	if (!READ_ONCE(afa_quick_left))
-		soon = max_t(long, afa_last_fold + 1 - jiffies, 0);
 	if (READ_ONCE(afa_period_stopping))
 		return;
 	WRITE_ONCE(afa_period_idle, false);
-	WRITE_ONCE(afa_next_fold, jiffies + soon);
-	mod_delayed_work(afa_percpu_wq, &afa_period_work, soon);
+	WRITE_ONCE(afa_next_fold, jiffies);
+	mod_delayed_work(afa_percpu_wq, &afa_period_work, 0);
 }
 
 /**
- * afa_period_kick() - ask for a fold soon: evidence or a new file waits
+ * afa_period_kick() - ask for a fold now: evidence or a new file waits
  *
- * Fault path, preemption off.  Costs a jiffies read when a fold is due
- * within a jiffy anyway.
+ * Fault path, preemption off.  Nothing while a fold is queued for now;
+ * nothing in the jiffy of the last fold but after a move (quick folds):
+ * the fault path asks again at its next batch of evidence, and a fold a
+ * jiffy at most is what a steady load costs.
  */
 void afa_period_kick(void)
 {
-	if (time_before(jiffies + 1, READ_ONCE(afa_next_fold)))
-		irq_work_queue(this_cpu_ptr(&afa_kick_work));
+	unsigned long now = jiffies;
+
+	if (!time_after(READ_ONCE(afa_next_fold), now))
+		return;
+	if (now == READ_ONCE(afa_last_fold) && !READ_ONCE(afa_quick_left))
+		return;
+	irq_work_queue(this_cpu_ptr(&afa_kick_work));
 }
 
 /**
@@ -179,7 +188,7 @@ static void afa_period_fn(struct work_struct *work)
 	afa_global.last_fold_ms = jiffies_to_msecs(now - afa_last_fold);
 	afa_global.nr_kicked += time_before(now, afa_last_fold +
 					    msecs_to_jiffies(READ_ONCE(afa_period_ms)));
-	afa_last_fold = now;
+	WRITE_ONCE(afa_last_fold, now);
 	afa_global.nr_folds++;
 	rebound = afa_period_params(&p);
 	afa_cost_get(&c);
