@@ -1381,6 +1381,33 @@ static void afa_ctl_rare_trials_where_shrink_costs(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, afa_ctl_rare_trials(&l.st));
 }
 
+/*
+ * Rare trials on evidence that holds: one batch of trials that split
+ * (6 of 8) is not enough, even where on it no step pays; a second batch
+ * is.  A batch whose every trial wanted its half is (a sequential
+ * stream).  Costs r = 2, order 3: t* = 2/3.
+ */
+static void afa_ctl_rare_trials_after_two_batches(struct kunit *test)
+{
+	const struct afa_ctl_input split = ev(8, 1, 8, 6);
+	const struct afa_ctl_input seq = ev(8, 4, 8, 8);
+	struct loop l = loop_default(&f2p, 3);
+
+	loop_step(&l, &split);
+	KUNIT_ASSERT_EQ(test, l.order, 3U);
+	KUNIT_EXPECT_LE(test, l.tr.save_shrink, (s32)l.p.deadband);
+	KUNIT_EXPECT_GT(test, l.st.trial_avg, AFA_UNIT / 2);
+	KUNIT_EXPECT_FALSE(test, afa_ctl_rare_trials(&l.st));
+	loop_step(&l, &split);
+	KUNIT_ASSERT_EQ(test, l.order, 3U);
+	KUNIT_EXPECT_TRUE(test, afa_ctl_rare_trials(&l.st));
+
+	l = loop_default(&f2p, 3);
+	loop_step(&l, &seq);
+	KUNIT_ASSERT_EQ(test, l.order, 3U);
+	KUNIT_EXPECT_TRUE(test, afa_ctl_rare_trials(&l.st));
+}
+
 /* Saturated at a bound is at rest too: order 0 with only shrink paying. */
 static void afa_ctl_settles_saturated(struct kunit *test)
 {
@@ -2152,6 +2179,7 @@ static struct kunit_case afa_control_law_cases[] = {
 	KUNIT_CASE(afa_ctl_settles_at_rest),
 	KUNIT_CASE(afa_ctl_settles_with_small_shrink_pending),
 	KUNIT_CASE(afa_ctl_rare_trials_where_shrink_costs),
+	KUNIT_CASE(afa_ctl_rare_trials_after_two_batches),
 	KUNIT_CASE(afa_ctl_settles_saturated),
 	KUNIT_CASE(afa_ctl_few_samples_hold),
 	KUNIT_CASE(afa_ctl_averages),

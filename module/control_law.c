@@ -417,6 +417,7 @@ static void afa_ctl_set_order(struct afa_ctl_state *st, u32 order)
 	st->have_trial = 0;
 	st->at_rest = 0;
 	st->shrink_pays = 0;
+	st->trial_batches = 0;
 }
 
 /* A gain times an error: gain < 2^32, |x| <= 2^11, so the s64 is < 2^43. */
@@ -497,13 +498,19 @@ bool afa_ctl_settled(const struct afa_ctl_state *st)
  * would slow the very evidence that is taking the state down (a stream
  * that one noisy batch took above 1/2 at an order whose shrink pays
  * stayed there for a block of fresh processes, docs/control-law.md).
+ * And not on one batch of trials that split (8 trials tell t only to
+ * 1/8; fresh-exec's text stream read 6 of 8 at order 4, where its static
+ * counts give 0.4, and on rare trials waited eight processes for its
+ * next batch): two batches, or one whose every trial wanted its half
+ * (a sequential stream, from its first batch).
  *
  * Return: true when trials may be rare.
  */
 bool afa_ctl_rare_trials(const struct afa_ctl_state *st)
 {
 	return st->have_trial && !st->shrink_pays &&
-	       st->trial_avg > AFA_UNIT / 2;
+	       st->trial_avg > AFA_UNIT / 2 &&
+	       (st->trial_batches > 1 || st->trial_avg == AFA_UNIT);
 }
 
 /*
@@ -572,6 +579,7 @@ static void afa_ctl_predict(struct afa_ctl_state *st,
 						st->fresh_trial, p->ewma_shift);
 		st->fresh_trial = 0;
 		st->have_trial = 1;
+		st->trial_batches = min(st->trial_batches + 1, 3);
 	}
 	/*
 	 * Each batch speaks for the sides it has evidence of, with the

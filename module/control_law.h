@@ -163,6 +163,7 @@ struct afa_ctl_state {
 	u8 have_trial:1;	/* trial_avg holds evidence at this order */
 	u8 at_rest:3;		/* steps in a row that found the order right */
 	u8 shrink_pays:1;	/* the last trials here predicted a step down */
+	u8 trial_batches:2;	/* batches of trials at this order, to 3 */
 };
 
 /*
