@@ -18,7 +18,7 @@
  * each time its outcomes double, on all of them:
  *
  *	d <  1/64  in a dense lane:	a sparse mapping, it changes lanes
- *	d >= 1/2   in a sparse lane:	a dense mapping, it changes lanes
+ *	d >= 3/8   in a sparse lane:	a dense mapping, it changes lanes
  *
  * and its tally restarts when it moves.  The margins on either side of
  * the lanes' threshold of 1/4, and verdicts on ever more outcomes, keep a
@@ -40,7 +40,12 @@
  * Why these outcomes: a forward scan at any order finds about half its
  * growth tests hit (the window below is mapped, the one above is not yet)
  * and nearly all its trials (d about 0.6); one page per 2 MiB finds none
- * of either (d = 0).  Thirty-two outcomes are 32 faults below max_order,
+ * of either (d = 0).  At min_order a scan has no trials, and its growth
+ * tests hit exactly every other fault: d = 1/2 to one hit, which is why
+ * a sparse lane lets go at 3/8, not at 1/2 (at 1/2, one outcome lost to
+ * a fault not tested kept a new scan in the probes' lane at order 0,
+ * whose evidence it then took up to order 3: 541 faults where 160 were
+ * due, 20-learning on the -rt kernel).  Thirty-two outcomes are 32 faults below max_order,
  * where every fault has a growth test: a process that makes a few
  * hundred faults is in its own lane after its first 32.  (With 16, one
  * process in five of a dense random reader left the scans' lane of its
@@ -60,7 +65,9 @@
 /* The lanes' threshold, and the margins a mapping must pass to move. */
 #define AFA_SPLIT_DENSE		(AFA_UNIT / 4)
 #define AFA_SPLIT_SPARSE_SHIFT	6	/* d < 1/64: sparse */
-#define AFA_SPLIT_DENSE_SHIFT	1	/* d >= 1/2: dense */
+/* d >= 3/8: dense (AFA_SPLIT_DENSE_NUM / 2^AFA_SPLIT_DENSE_SHIFT) */
+#define AFA_SPLIT_DENSE_NUM	3
+#define AFA_SPLIT_DENSE_SHIFT	3
 
 /* What a mapping's tally says. */
 enum afa_split_verdict {
@@ -118,7 +125,8 @@ afa_split_judge(struct afa_split_tally *t, bool known, bool dense)
 	if (dense)
 		move = (u32)t->hits << AFA_SPLIT_SPARSE_SHIFT < t->outcomes;
 	else
-		move = (u32)t->hits << AFA_SPLIT_DENSE_SHIFT >= t->outcomes;
+		move = (u32)t->hits << AFA_SPLIT_DENSE_SHIFT >=
+		       AFA_SPLIT_DENSE_NUM * (u32)t->outcomes;
 	if (!known || !move)
 		return AFA_SPLIT_STAY;
 	*t = (struct afa_split_tally){};

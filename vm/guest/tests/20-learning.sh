@@ -205,11 +205,21 @@ echo "split: lane $lo faults $f1 -> $f1b for a probe of 512 touches, $mig CPU mi
 check "split: the probe's CPU migrations are counted ($mig)" test "${mig:--1}" -ge 0
 check "split: a new probe counts in the probes' lane from its first $early faults on ($f1 -> $f1b)" \
 	test $((${f1b:-0} - ${f1:-0})) -ge $((512 - early))
+# A new scan starts in lane 0 and, where that is the probes' lane,
+# leaves it at its first verdict, 32 faults at that lane's window; the
+# tally is per CPU, so each CPU migration of the scan can cost a verdict
+# more (as the probe's above).  At order 0 a scan's density is 1/2 to
+# one outcome: the CI saw 435 faults here, and a run on the -rt kernel
+# 541 with no migration, while a sparse lane let go only at 1/2 (split.h
+# now lets go at 3/8).  The file's lanes are shown after.
 out=$(afa-work -l 67108864 -p seq $both)
 flt=$(kv minflt "$out")
+mig=$(kv migrations "$out")
 want=$((16384 >> bhi))
-check "split: a new scan maps at the scans' window ($flt faults <= 4/3 * $want + 48)" \
-	test "$flt" -le $((want * 4 / 3 + 48))
+echo "split: a new scan: $out"
+check "split: a new scan maps at the scans' window ($flt faults <= 4/3 * $want + 48 + 32 * $mig migrations)" \
+	test "$flt" -le $((want * 4 / 3 + 48 + 32 * ${mig:-0}))
+awk -v id="$bi" '$1 == "stream" || $3 ":" $4 == id' $STATS
 
 # Exec: the second exec of a binary starts from the window the first
 # learned: one stream for its text, whose state the second run continues.
