@@ -12,9 +12,9 @@
  * after one that moved an order: a state moves at most once a fold, so
  * a short process would otherwise see one move a jiffy; never while
  * there are no faults: a fold that finds none does not queue the next,
- * and the next fault wakes it.  So the law's cadence is the evidence's, and an idle
- * machine stays idle.  Each period is queued on an idle CPU (topology.c)
- * while the CPU choice still holds.
+ * and the next fault wakes it.  So the law's cadence is the evidence's,
+ * and an idle machine stays idle.  Each period is queued on an idle CPU
+ * (topology.c) while the CPU choice still holds.
  *
  * Everything folded is written here only, under afa_stats_lock, which
  * the stats reader shares; the fault path never takes it.

@@ -45,12 +45,12 @@
  * a sparse lane lets go at 3/8, not at 1/2 (at 1/2, one outcome lost to
  * a fault not tested kept a new scan in the probes' lane at order 0,
  * whose evidence it then took up to order 3: 541 faults where 160 were
- * due, 20-learning on the -rt kernel).  Thirty-two outcomes are 32 faults below max_order,
- * where every fault has a growth test: a process that makes a few
- * hundred faults is in its own lane after its first 32.  (With 16, one
- * process in five of a dense random reader left the scans' lane of its
- * file for a sparse one and kept small windows: fresh-rand, 44.6% over
- * the best static order, against 15.1% without lanes.)
+ * due, 20-learning on the -rt kernel).  Thirty-two outcomes are 32
+ * faults below max_order, where every fault has a growth test: a process
+ * that makes a few hundred faults is in its own lane after its first 32.
+ * (With 16, one process in five of a dense random reader left the scans'
+ * lane of its file for a sparse one and kept small windows: fresh-rand,
+ * 44.6% over the best static order, against 15.1% without lanes.)
  */
 #ifndef _AFA_SPLIT_H
 #define _AFA_SPLIT_H
