@@ -600,6 +600,7 @@ static void afa_trials_note(struct afa_probe_cpu *pc)
 		if (t->left && pc->calls - t->born > AFA_TRIAL_AGE) {
 			t->left = 0;
 			t->ev->trials++;
+			afa_stream_mark(t->ev);
 			pc->trials_waiting--;
 		}
 		if (!t->left)
@@ -652,6 +653,7 @@ static bool afa_trials_wait(struct afa_probe_cpu *pc, struct mm_struct *mm,
 		}
 		if (!--t->left) {
 			t->ev->trials++;
+			afa_stream_mark(t->ev);
 			pc->trials_waiting--;
 		}
 	}
@@ -706,10 +708,12 @@ static bool afa_trial_start(struct afa_probe_cpu *pc, struct mm_struct *mm,
 	if (!afa_windows_gap(&c->w, &gap_start, &gap_end))
 		return false;
 	pc->trial_next++;
-	if (t->left)
+	if (t->left) {
 		t->ev->trials++;
-	else
+		afa_stream_mark(t->ev);
+	} else {
 		pc->trials_waiting++;
+	}
 	*t = (struct afa_trial){
 		.mm = mm,
 		.ev = ev,
@@ -777,6 +781,7 @@ static void afa_span_note(struct afa_probe_cpu *pc, struct mm_struct *mm,
 	    grown > 0 && grown <= 2 * PTRS_PER_PTE) {
 		m->ev->spans++;
 		m->ev->span_pages += grown;
+		afa_stream_mark(m->ev);
 	}
 	if (!ev) {
 		m->task = NULL;
@@ -949,6 +954,8 @@ void afa_probe_map_enter(struct pt_regs *regs)
 		nr_pages = afa_act_settled(pc, vmf, regs, &pos, &fs, nr_pages);
 	fs.ev->faults++;
 	fs.ev->pages += nr_pages;
+	if (fs.slot)
+		afa_stream_mark_slot(fs.owner);
 	afa_note_map(pc, vmf, fs.ev);
 }
 
@@ -976,6 +983,7 @@ void afa_probe_fault(struct address_space *mapping, pgoff_t pgoff)
 		return;
 	last->missed = true;
 	last->ev->misses++;
+	afa_stream_mark(last->ev);
 }
 
 #if AFA_HAVE_FPROBE

@@ -23,6 +23,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/bitmap.h>
 #include <linux/fs.h>
 #include <linux/hash.h>
 #include <linux/jiffies.h>
@@ -78,7 +79,9 @@ struct afa_stream_cpu {
  * (PERCPU_MODULE_RESERVE, 8 KiB) leaves beside the rest.
  */
 static struct afa_stream_cpu __percpu *afa_stream_cpu;
+DEFINE_PER_CPU(unsigned long [AFA_MARK_WORDS], afa_stream_marked);
 static struct afa_stream afa_streams[AFA_NR_STREAMS];
+static u64 afa_stream_visits;		/* slots the folds summed */
 
 static unsigned int afa_stream_set(const struct afa_stream_key *key)
 {
@@ -172,6 +175,24 @@ const u32 *afa_stream_pub(unsigned int slot)
 struct afa_evidence *afa_stream_evidence(unsigned int slot)
 {
 	return &this_cpu_ptr(afa_stream_cpu)->count[slot];
+}
+
+/**
+ * afa_stream_mark() - afa_stream_mark_slot() by the counters bumped
+ * @ev:	a slot's counters from afa_stream_evidence(), or others (a
+ *	class's, a VMA's held back), which need no mark
+ *
+ * Fault path, preemption off: for counters kept from an earlier fault
+ * (a trial's, a span's, the last map's).
+ */
+void afa_stream_mark(const struct afa_evidence *ev)
+{
+	struct afa_stream_cpu *sc = this_cpu_ptr(afa_stream_cpu);
+	unsigned long slot = ((unsigned long)ev - (unsigned long)sc->count) /
+			     sizeof(*ev);
+
+	if (slot < AFA_NR_STREAMS)
+		afa_stream_mark_slot(slot);
 }
 
 /**
@@ -279,25 +300,54 @@ static void afa_stream_step(struct afa_stream *s,
 					    s->key.class, &id, p, c));
 }
 
+/* Take every CPU's marks: the slots to visit in this fold. */
+static void afa_stream_take_marks(unsigned long *visit)
+{
+	unsigned long *marked;
+	unsigned int w;
+	int cpu;
+
+	bitmap_zero(visit, AFA_NR_STREAMS);
+	for_each_possible_cpu(cpu) {
+		marked = per_cpu(afa_stream_marked, cpu);
+		for (w = 0; w < AFA_MARK_WORDS; w++)
+			if (READ_ONCE(marked[w]))
+				visit[w] |= xchg(&marked[w], 0);
+	}
+}
+
 /**
- * afa_stream_fold() - take in every stream's evidence, step its law
+ * afa_stream_fold() - take in the marked streams' evidence, step their laws
  * @p:	the law's parameters for this fold
  * @c:	the costs the law steers by
+ *
+ * Only the slots some CPU marked since the last fold are summed: a fold
+ * costs what the faults since touched, not the table's size.  Counts are
+ * cumulative, so a bump whose mark this fold took before the bump showed
+ * (a fault racing the fold) is not lost: the slot's next marked fold
+ * takes it in.
  *
  * Return: the faults of all streams in this fold.
  */
 u64 afa_stream_fold(const struct afa_ctl_params *p,
 		    const struct afa_ctl_costs *c)
 {
+	DECLARE_BITMAP(visit, AFA_NR_STREAMS);
 	struct afa_evidence now;
 	struct afa_stream *s;
 	unsigned int i;
 	u64 faults = 0;
 
+	afa_stream_take_marks(visit);
 	for (i = 0; i < AFA_NR_STREAMS; i++) {
 		s = &afa_streams[i];
 		if (!s->key.mapping)
 			continue;
+		if (!test_bit(i, visit)) {
+			s->last = (struct afa_evidence){};
+			continue;
+		}
+		afa_stream_visits++;
 		afa_stream_sum(i, &now);
 		afa_evidence_delta(&s->last, &now, &s->seen);
 		s->seen = now;
@@ -455,6 +505,12 @@ void afa_stream_rebound(const struct afa_ctl_params *p)
 		s->pending = (struct afa_ctl_input){};
 		afa_stream_set_order(s, order);
 	}
+}
+
+/** afa_stream_nr_visits() - slots the folds summed since load, for stats */
+u64 afa_stream_nr_visits(void)
+{
+	return afa_stream_visits;
 }
 
 /** afa_stream_nr_used() - slots in use, for stats */

@@ -7,6 +7,7 @@
 #ifndef _AFA_STREAM_H
 #define _AFA_STREAM_H
 
+#include <linux/percpu.h>
 #include <linux/seqlock.h>
 #include <linux/types.h>
 #include "account.h"
@@ -104,11 +105,33 @@ static inline u32 afa_pub_gen(u32 pub)
 	return pub >> AFA_PUB_ORDER_BITS;
 }
 
+/*
+ * Per CPU, the slots whose counters moved since the worker last took
+ * the marks: a fold visits only those (afa_stream_fold()).
+ */
+#define AFA_MARK_WORDS		BITS_TO_LONGS(AFA_NR_STREAMS)
+DECLARE_PER_CPU(unsigned long [AFA_MARK_WORDS], afa_stream_marked);
+
+/**
+ * afa_stream_mark_slot() - note that a slot's counters on this CPU moved
+ * @slot:	not AFA_NO_STREAM
+ *
+ * Fault path, preemption off, after the bumps.  One unlocked OR: racing
+ * the worker's exchange it can set again marks the worker just took
+ * (a visit too many), never lose its own.
+ */
+static inline void afa_stream_mark_slot(unsigned int slot)
+{
+	__this_cpu_or(afa_stream_marked[slot / BITS_PER_LONG],
+		      BIT(slot % BITS_PER_LONG));
+}
+
 /* fault path */
 unsigned int afa_stream_find(struct vm_area_struct *vma, unsigned int class,
 			     unsigned int lane, u32 *pub);
 const u32 *afa_stream_pub(unsigned int slot);
 struct afa_evidence *afa_stream_evidence(unsigned int slot);
+void afa_stream_mark(const struct afa_evidence *ev);
 void afa_stream_note(struct vm_area_struct *vma, unsigned int class,
 		     unsigned int lane);
 
@@ -118,6 +141,7 @@ u64 afa_stream_fold(const struct afa_ctl_params *p,
 unsigned int afa_stream_add_noted(const struct afa_ctl_params *p);
 void afa_stream_rebound(const struct afa_ctl_params *p);
 unsigned int afa_stream_nr_used(void);
+u64 afa_stream_nr_visits(void);
 void afa_stream_show(struct seq_file *m);
 int afa_stream_init(void);
 void afa_stream_exit(void);
