@@ -653,7 +653,6 @@ static bool afa_trials_wait(struct afa_probe_cpu *pc, struct mm_struct *mm,
 		}
 		if (!--t->left) {
 			t->ev->trials++;
-			afa_stream_mark(t->ev);
 			pc->trials_waiting--;
 		}
 	}
@@ -781,7 +780,6 @@ static void afa_span_note(struct afa_probe_cpu *pc, struct mm_struct *mm,
 	    grown > 0 && grown <= 2 * PTRS_PER_PTE) {
 		m->ev->spans++;
 		m->ev->span_pages += grown;
-		afa_stream_mark(m->ev);
 	}
 	if (!ev) {
 		m->task = NULL;
@@ -983,7 +981,6 @@ void afa_probe_fault(struct address_space *mapping, pgoff_t pgoff)
 		return;
 	last->missed = true;
 	last->ev->misses++;
-	afa_stream_mark(last->ev);
 }
 
 #if AFA_HAVE_FPROBE

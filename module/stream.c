@@ -182,8 +182,11 @@ struct afa_evidence *afa_stream_evidence(unsigned int slot)
  * @ev:	a slot's counters from afa_stream_evidence(), or others (a
  *	class's, a VMA's held back), which need no mark
  *
- * Fault path, preemption off: for counters kept from an earlier fault
- * (a trial's, a span's, the last map's).
+ * Fault path, preemption off: for a trial counted at another owner's
+ * fault (aged, or pushed out).  Counts bumped at a fault of their own
+ * slot (a trial's wanted half, the span of the task's previous call
+ * mostly, a miss right after its call) rely on that fault's mark; one
+ * that lands after a fold took it waits for the slot's next mark.
  */
 void afa_stream_mark(const struct afa_evidence *ev)
 {
