@@ -327,8 +327,9 @@ static void afa_stream_take_marks(unsigned long *visit)
  * Only the slots some CPU marked since the last fold are summed: a fold
  * costs what the faults since touched, not the table's size.  Counts are
  * cumulative, so a bump whose mark this fold took before the bump showed
- * (a fault racing the fold) is not lost: the slot's next marked fold
- * takes it in.
+ * (a fault racing the fold), or that has no mark of its own
+ * (afa_stream_mark()), is not lost: the slot's next marked fold takes it
+ * in.
  *
  * Return: the faults of all streams in this fold.
  */
