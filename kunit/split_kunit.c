@@ -122,17 +122,21 @@ static void afa_split_count_saturates(struct kunit *test)
 	KUNIT_EXPECT_LE(test, t.hits * 2, t.outcomes + 2);
 }
 
+/* Orders of the lanes below: min_order 0, max_order 9. */
+#define LO	0
+#define HI	9
+
 /* A lane's density from its law state: growth tests or trials. */
 static void afa_split_lane_density(struct kunit *test)
 {
 	struct afa_ctl_state st = {};
 
-	KUNIT_EXPECT_FALSE(test, afa_split_known(&st));
+	KUNIT_EXPECT_FALSE(test, afa_split_known(&st, LO, HI));
 	KUNIT_EXPECT_FALSE(test, afa_split_dense(&st));
-	/* a scan below max_order: half its growth tests hit */
+	/* a scan at min_order: half its growth tests hit, no trial there */
 	st.have_grow = 1;
 	st.grow_avg = AFA_UNIT / 2;
-	KUNIT_EXPECT_TRUE(test, afa_split_known(&st));
+	KUNIT_EXPECT_TRUE(test, afa_split_known(&st, LO, HI));
 	KUNIT_EXPECT_TRUE(test, afa_split_dense(&st));
 	/* the threshold itself is dense, just below is not */
 	st.grow_avg = AFA_SPLIT_DENSE;
@@ -140,12 +144,51 @@ static void afa_split_lane_density(struct kunit *test)
 	st.grow_avg = AFA_SPLIT_DENSE - 1;
 	KUNIT_EXPECT_FALSE(test, afa_split_dense(&st));
 	/* a scan at max_order: no growth test, its trials hit */
-	st = (struct afa_ctl_state){ .have_trial = 1, .trial_avg = AFA_UNIT };
+	st = (struct afa_ctl_state){ .order = HI, .have_trial = 1,
+				     .trial_avg = AFA_UNIT };
+	KUNIT_EXPECT_TRUE(test, afa_split_known(&st, LO, HI));
 	KUNIT_EXPECT_TRUE(test, afa_split_dense(&st));
 	/* an average without its have_ flag is no evidence */
 	st = (struct afa_ctl_state){ .grow_avg = AFA_UNIT, .trial_avg = AFA_UNIT };
-	KUNIT_EXPECT_FALSE(test, afa_split_known(&st));
+	KUNIT_EXPECT_FALSE(test, afa_split_known(&st, LO, HI));
 	KUNIT_EXPECT_FALSE(test, afa_split_dense(&st));
+	/* no test at all where min_order is max_order */
+	KUNIT_EXPECT_FALSE(test, afa_split_known(&st, LO, LO));
+}
+
+/*
+ * Between min_order and max_order a lane judges only with both kinds of
+ * evidence: one with growth tests alone (a new order, no trial counted
+ * yet) would call a mapping like it sparse, or dense, by half of what
+ * the mapping's density counts.
+ */
+static void afa_split_lane_needs_both(struct kunit *test)
+{
+	/* text at order 3: one growth test in eight hits, 3/4 of trials */
+	struct afa_ctl_state st = { .order = 3, .have_grow = 1,
+				    .grow_avg = AFA_UNIT / 8 };
+	struct afa_split_tally t = {};
+
+	KUNIT_EXPECT_FALSE(test, afa_split_known(&st, LO, HI));
+	/* a process's start, a little denser: 24 tests (4 hits), 8 trials (8) */
+	count_faults(&t, 24, 2);
+	afa_split_count(&t, 8, 8);
+	/* judged by the growth tests alone it would move, */
+	KUNIT_EXPECT_EQ(test, afa_split_judge(&t, true, afa_split_dense(&st)),
+			AFA_SPLIT_MOVE);
+	/* with the lane's trials it is dense, and the mapping stays */
+	st.have_trial = 1;
+	st.trial_avg = AFA_UNIT * 3 / 4;
+	KUNIT_EXPECT_TRUE(test, afa_split_known(&st, LO, HI));
+	KUNIT_EXPECT_TRUE(test, afa_split_dense(&st));
+	t = (struct afa_split_tally){};
+	count_faults(&t, 24, 2);
+	afa_split_count(&t, 8, 8);
+	KUNIT_EXPECT_EQ(test, afa_split_judge(&t, true, afa_split_dense(&st)),
+			AFA_SPLIT_STAY);
+	/* trials alone, below max_order, are not enough either */
+	st.have_grow = 0;
+	KUNIT_EXPECT_FALSE(test, afa_split_known(&st, LO, HI));
 }
 
 /*
@@ -189,6 +232,7 @@ static struct kunit_case afa_split_cases[] = {
 	KUNIT_CASE(afa_split_verdicts_double),
 	KUNIT_CASE(afa_split_count_saturates),
 	KUNIT_CASE(afa_split_lane_density),
+	KUNIT_CASE(afa_split_lane_needs_both),
 	KUNIT_CASE(afa_split_scan_and_probe),
 	{}
 };

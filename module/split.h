@@ -26,12 +26,14 @@
  * is 1/10 (dense random access early in a process, before much of the
  * file is mapped) leaves a dense lane at its first verdict with a chance
  * of 3% (no hit in 32; with d < 1/16, where one hit in 32 was sparse
- * too, the chance was 16%), and less at every later one; the chance that some
- * verdict moves it shrinks as its evidence grows, instead of adding up
- * over fixed-size verdicts.  A lane without evidence at its order yet
- * judges nobody.  At max_order, where there is no growth test and
- * trials are a mapping's only outcomes, it is tried at the usual rate
- * until its first verdict even in a lane whose trials are rare.  A
+ * too, the chance was 16%), and less at every later one; the chance that
+ * some verdict moves it shrinks as its evidence grows, instead of adding
+ * up over fixed-size verdicts.  A lane judges nobody until it has
+ * evidence at its order of both kinds the order has: growth tests below
+ * max_order, trials above min_order (a mapping's density counts both).
+ * At max_order, where there is no growth test and trials are a mapping's
+ * only outcomes, it is tried at the usual rate until its first verdict
+ * even in a lane whose trials are rare.  A
  * mapping new to a file that has two lanes holds its evidence back
  * until its first verdict: it joins the lane the mapping stays in, or is
  * dropped with the lane it leaves, so that mappings on their way to the
@@ -135,11 +137,25 @@ afa_split_judge(struct afa_split_tally *t, bool known, bool dense)
 
 /**
  * afa_split_known() - has a stream evidence at its order to judge by?
- * @st:	its law state
+ * @st:		its law state
+ * @min_order:	the smallest window order: no trial at it
+ * @max_order:	the largest: no growth test at it
+ *
+ * A mapping's density counts its growth tests and its trials together,
+ * so its lane judges only with both kinds of evidence at its order, of
+ * each kind the order can have.  With growth tests alone (a new order,
+ * its first trials not yet counted) a lane whose tests hit one in eight
+ * looked sparse to a mapping like it whose trials hit three in four:
+ * the second exec of a binary left the first's lane at its first
+ * verdict (vmtest-debug, 2026-12-04).
  */
-static inline bool afa_split_known(const struct afa_ctl_state *st)
+static inline bool afa_split_known(const struct afa_ctl_state *st,
+				   u32 min_order, u32 max_order)
 {
-	return st->have_grow || st->have_trial;
+	if (!st->have_grow && !st->have_trial)
+		return false;
+	return (st->have_grow || st->order >= max_order) &&
+	       (st->have_trial || st->order <= min_order);
 }
 
 /**
