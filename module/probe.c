@@ -586,6 +586,20 @@ static void afa_growth_test(struct afa_call *c, struct afa_evidence *ev)
 }
 
 /*
+ * Count a trial that waited in vain (aged, or pushed out) at another
+ * owner's fault, and mark its stream's slot for the next fold
+ * (stream.h): the marks of the stream's own faults may all have been
+ * taken.  A VMA's trial held back (split.h) marks its slot too: a visit
+ * more, nothing counted.
+ */
+static void afa_trial_count(const struct afa_trial *t)
+{
+	t->ev->trials++;
+	if (t->owner < AFA_NR_STREAMS)
+		afa_stream_mark_slot(t->owner);
+}
+
+/*
  * Count the trials waiting on this CPU past their age, and note whose
  * the others are (AFA_TRIALS_MIXED): after a trial starts or waits.
  */
@@ -599,8 +613,7 @@ static void afa_trials_note(struct afa_probe_cpu *pc)
 		t = &pc->trial[i];
 		if (t->left && pc->calls - t->born > AFA_TRIAL_AGE) {
 			t->left = 0;
-			t->ev->trials++;
-			afa_stream_mark(t->ev);
+			afa_trial_count(t);
 			pc->trials_waiting--;
 		}
 		if (!t->left)
@@ -707,12 +720,10 @@ static bool afa_trial_start(struct afa_probe_cpu *pc, struct mm_struct *mm,
 	if (!afa_windows_gap(&c->w, &gap_start, &gap_end))
 		return false;
 	pc->trial_next++;
-	if (t->left) {
-		t->ev->trials++;
-		afa_stream_mark(t->ev);
-	} else {
+	if (t->left)
+		afa_trial_count(t);
+	else
 		pc->trials_waiting++;
-	}
 	*t = (struct afa_trial){
 		.mm = mm,
 		.ev = ev,

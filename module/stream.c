@@ -178,27 +178,6 @@ struct afa_evidence *afa_stream_evidence(unsigned int slot)
 }
 
 /**
- * afa_stream_mark() - afa_stream_mark_slot() by the counters bumped
- * @ev:	a slot's counters from afa_stream_evidence(), or others (a
- *	class's, a VMA's held back), which need no mark
- *
- * Fault path, preemption off: for a trial counted at another owner's
- * fault (aged, or pushed out).  Counts bumped at a fault of their own
- * slot (a trial's wanted half, the span of the task's previous call
- * mostly, a miss right after its call) rely on that fault's mark; one
- * that lands after a fold took it waits for the slot's next mark.
- */
-void afa_stream_mark(const struct afa_evidence *ev)
-{
-	struct afa_stream_cpu *sc = this_cpu_ptr(afa_stream_cpu);
-	unsigned long slot = ((unsigned long)ev - (unsigned long)sc->count) /
-			     sizeof(*ev);
-
-	if (slot < AFA_NR_STREAMS)
-		afa_stream_mark_slot(slot);
-}
-
-/**
  * afa_stream_note() - remember a file the table does not hold yet
  * @vma:	faulting VMA
  * @class:	its class
@@ -328,9 +307,9 @@ static void afa_stream_take_marks(unsigned long *visit)
  * Only the slots some CPU marked since the last fold are summed: a fold
  * costs what the faults since touched, not the table's size.  Counts are
  * cumulative, so a bump whose mark this fold took before the bump showed
- * (a fault racing the fold), or that has no mark of its own
- * (afa_stream_mark()), is not lost: the slot's next marked fold takes it
- * in.
+ * (a fault racing the fold), or that has no mark of its own (the span
+ * of the task's previous call, a miss right after its call), is not
+ * lost: the slot's next marked fold takes it in.
  *
  * Return: the faults of all streams in this fold.
  */

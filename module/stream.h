@@ -131,7 +131,6 @@ unsigned int afa_stream_find(struct vm_area_struct *vma, unsigned int class,
 			     unsigned int lane, u32 *pub);
 const u32 *afa_stream_pub(unsigned int slot);
 struct afa_evidence *afa_stream_evidence(unsigned int slot);
-void afa_stream_mark(const struct afa_evidence *ev);
 void afa_stream_note(struct vm_area_struct *vma, unsigned int class,
 		     unsigned int lane);
 
