@@ -33,11 +33,11 @@
  * max_order, trials above min_order (a mapping's density counts both).
  * At max_order, where there is no growth test and trials are a mapping's
  * only outcomes, it is tried at the usual rate until its first verdict
- * even in a lane whose trials are rare.  A
- * mapping new to a file that has two lanes holds its evidence back
- * until its first verdict: it joins the lane the mapping stays in, or is
- * dropped with the lane it leaves, so that mappings on their way to the
- * other lane do not teach this one.
+ * even in a lane whose trials are rare.  A mapping new to a file that
+ * has two lanes holds its evidence back until its first verdict: it
+ * joins the lane the mapping stays in, or is dropped with the lane it
+ * leaves, so that mappings on their way to the other lane do not teach
+ * this one.
  *
  * Why these outcomes: a forward scan at any order finds about half its
  * growth tests hit (the window below is mapped, the one above is not yet)

@@ -230,7 +230,7 @@ static void afa_stream_set_order(struct afa_stream *s, u8 order)
 {
 	u32 flags = afa_ctl_rare_trials(&s->ctl) ? AFA_PUB_RARE_TRIALS : 0;
 
-	/* Between orders without evidence, judge by the last order's. */
+	/* Until an order has both kinds of evidence, judge by the last's. */
 	if (afa_split_known(&s->ctl, READ_ONCE(afa_limits.min_order),
 			    READ_ONCE(afa_limits.max_order))) {
 		s->known = true;
