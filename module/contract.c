@@ -10,9 +10,10 @@
  *    past end_pgoff, and keys its PMD path off vmf->address.
  *
  * So: the actuator acts only on kernel releases whose contract was read
- * and tested (the list below); every call checks that the kernel's own
- * window is one do_fault_around() can give, and the window written is
- * checked by afa_window_sane() first.  One mismatch in a fold stops all
+ * and tested (the list below); a sample of the calls (probe.c,
+ * afa_contract_due()) checks that the kernel's own window is one
+ * do_fault_around() can give, and every window written is checked by
+ * afa_window_sane() first.  One mismatch in a fold stops all
  * rewriting until the module is reloaded, with one log line: the module
  * goes on observing.
  */

@@ -7,8 +7,8 @@
  *  1. find the VMA's class and stream (a per-CPU cache of the last four
  *     VMAs skips the lookup for the faults of the mappings a program
  *     uses in turn), in the VMA's lane of its file (split.h);
- *  2. check the kernel's window is one do_fault_around() can give
- *     (contract.c);
+ *  2. check, on a sample of calls, that the kernel's window is one
+ *     do_fault_around() can give (contract.c);
  *  3. gather evidence for the law: does the page next to this window,
  *     inside the window of one order more, have a PTE already (then that
  *     larger window had served this fault)?  Does the other half of this
@@ -198,6 +198,7 @@ struct afa_probe_cpu {
 	u32 rand;			/* xorshift32 state of sample gaps */
 	unsigned int settled_skip;	/* settled faults to skip, then a run */
 	unsigned int settled_run;	/* settled faults left in this run */
+	unsigned int contract_skip;	/* tested calls to pass unchecked */
 	unsigned int trial_next;	/* next trial slot to take */
 	unsigned int trials_waiting;	/* slots in use */
 	struct mm_struct *trials_mm;	/* of every trial waiting, or MIXED */
@@ -538,6 +539,28 @@ static bool afa_tests_due(struct afa_probe_cpu *pc,
 	pc->settled_run = AFA_SETTLED_RUN - 1;
 	pc->settled_skip = afa_sample_gap(pc, AFA_SETTLED_RUN *
 					  (AFA_SETTLED_EVERY - 1));
+	return true;
+}
+
+/*
+ * Is this tested call's kernel window due for the contract check
+ * (contract.c)?  One in AFA_CONTRACT_EVERY on average, the first call
+ * after attach included, at random gaps (afa_sample_gap()), so that no
+ * pattern of a fixed period hides its clamped windows from it.  A kernel
+ * whose do_fault_around() computes windows otherwise gives other windows
+ * at most calls, and one mismatch in a fold is enough; checking every
+ * call cost about 80 instructions, a tenth of a tested call
+ * (docs/benchmarks.md, "Where fresh-exec's time goes").
+ */
+#define AFA_CONTRACT_EVERY	8
+
+static bool afa_contract_due(struct afa_probe_cpu *pc)
+{
+	if (pc->contract_skip) {
+		pc->contract_skip--;
+		return false;
+	}
+	pc->contract_skip = afa_sample_gap(pc, AFA_CONTRACT_EVERY);
 	return true;
 }
 
@@ -950,10 +973,11 @@ void afa_probe_map_enter(struct pt_regs *regs)
 	/* Observing only: count, learn nothing at a window not ours. */
 	steer = READ_ONCE(afa_enabled) && READ_ONCE(afa_limits.act) &&
 		(READ_ONCE(afa_classes) & BIT(fs.c->class));
-	/* Observing, every kernel window is checked against the contract. */
+	/* Observing, every call is tested, and a sample of them checked. */
 	if (steer)
 		tests = afa_tests_due(pc, &fs);
-	if (tests && !afa_kernel_window_ok(&pos, start, end))
+	if (tests && afa_contract_due(pc) &&
+	    !afa_kernel_window_ok(&pos, start, end))
 		this_cpu_inc(afa_count.contract_mismatch);
 	afa_span_note(pc, vma->vm_mm, tests ? fs.ev : NULL);
 	if (steer && tests)

@@ -82,6 +82,8 @@ static struct afa_stream_cpu __percpu *afa_stream_cpu;
 DEFINE_PER_CPU(unsigned long [AFA_MARK_WORDS], afa_stream_marked);
 static struct afa_stream afa_streams[AFA_NR_STREAMS];
 static u64 afa_stream_visits;		/* slots the folds summed */
+/* Slots the last fold summed: their ->last is that fold's evidence. */
+static DECLARE_BITMAP(afa_stream_summed, AFA_NR_STREAMS);
 
 static unsigned int afa_stream_set(const struct afa_stream_key *key)
 {
@@ -304,12 +306,13 @@ static void afa_stream_take_marks(unsigned long *visit)
  * @p:	the law's parameters for this fold
  * @c:	the costs the law steers by
  *
- * Only the slots some CPU marked since the last fold are summed: a fold
- * costs what the faults since touched, not the table's size.  Counts are
- * cumulative, so a bump whose mark this fold took before the bump showed
- * (a fault racing the fold), or that has no mark of its own (the span
- * of the task's previous call, a miss right after its call), is not
- * lost: the slot's next marked fold takes it in.
+ * Only the slots some CPU marked since the last fold are summed, and only
+ * those the last fold summed are cleared: a fold costs what the faults
+ * since touched, not the table's size.  Counts are cumulative, so a bump
+ * whose mark this fold took before the bump showed (a fault racing the
+ * fold), or that has no mark of its own (the span of the task's previous
+ * call, a miss right after its call), is not lost: the slot's next
+ * marked fold takes it in.
  *
  * Return: the faults of all streams in this fold.
  */
@@ -323,14 +326,17 @@ u64 afa_stream_fold(const struct afa_ctl_params *p,
 	u64 faults = 0;
 
 	afa_stream_take_marks(visit);
-	for (i = 0; i < AFA_NR_STREAMS; i++) {
+	/* No evidence this fold for the slots summed last and not marked. */
+	bitmap_andnot(afa_stream_summed, afa_stream_summed, visit,
+		      AFA_NR_STREAMS);
+	for_each_set_bit(i, afa_stream_summed, AFA_NR_STREAMS)
+		afa_streams[i].last = (struct afa_evidence){};
+	bitmap_zero(afa_stream_summed, AFA_NR_STREAMS);
+	for_each_set_bit(i, visit, AFA_NR_STREAMS) {
 		s = &afa_streams[i];
 		if (!s->key.mapping)
 			continue;
-		if (!test_bit(i, visit)) {
-			s->last = (struct afa_evidence){};
-			continue;
-		}
+		__set_bit(i, afa_stream_summed);
 		afa_stream_visits++;
 		afa_stream_sum(i, &now);
 		afa_evidence_delta(&s->last, &now, &s->seen);
