@@ -285,7 +285,8 @@ BENCH_REPS ?= 5
 BENCH_ONLY ?=
 # BENCH_CFGS=o4,o3,afa,afa0,afap3,afad16: the configurations instead of
 # the default set; afa0 is the module observing only, afapN pinned at
-# order N, afadN with deadband=N
+# order N, afadN with deadband=N, afaw kept loaded across its blocks
+# (enabled=0 between them; fresh and real families only, no other afa*)
 BENCH_CFGS ?=
 BENCH_CLOCK ?= icount
 comma := ,

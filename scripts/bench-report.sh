@@ -145,8 +145,8 @@ def is_static(cfg):
 # observing only, pinned at one order, another deadband; shown after the
 # module's row.
 def diag_cfgs(s):
-    kinds = ('afa0', 'afap', 'afad')
-    return sorted((c for c in s if c == 'afa0' or re.fullmatch(r'afa[pd][0-9]+', c)),
+    kinds = ('afa0', 'afaw', 'afap', 'afad')
+    return sorted((c for c in s if c in ('afa0', 'afaw') or re.fullmatch(r'afa[pd][0-9]+', c)),
                   key=lambda c: (kinds.index(c[:4]), int(c[4:] or 0)))
 
 
@@ -161,6 +161,8 @@ def cfg_name(cfg):
     if cfg == 'afa0':
         return 'autofaultaround, enabled=0 (at the %s)' % (
             'default window' if PAGE < 65536 else 'opt-in\'s two pages, order 1')
+    if cfg == 'afaw':
+        return 'autofaultaround, kept loaded (learned state from the earlier blocks)'
     if cfg.startswith('afap'):
         return 'autofaultaround pinned at order %s' % cfg[4:]
     if cfg.startswith('afad'):

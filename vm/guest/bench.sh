@@ -203,6 +203,19 @@ cfg_enter() {
 		echo 65536 >$FAB
 		module_load || fail "bench: modprobe autofaultaround"
 		;;
+	afaw)
+		# kept loaded across blocks, workloads and repetitions, as an
+		# administrator's module is: each block starts from what the
+		# ones before learned; enabled=0 (probes detached) between
+		rep_afaw=1
+		echo 65536 >$FAB
+		if [ -d /sys/module/autofaultaround ]; then
+			echo 1 >/sys/module/autofaultaround/parameters/enabled ||
+				fail "bench: enabled=1 for afaw"
+		else
+			module_load || fail "bench: modprobe autofaultaround for afaw"
+		fi
+		;;
 	afa0)
 		# observing only: the probe's cost at the kernel's window (at
 		# the opt-in's two pages where the default is one page)
@@ -238,6 +251,11 @@ cfg_enter() {
 # cfg_leave CFG WL REP: the module's orders, unload it; the default window
 cfg_leave() {
 	case $1 in
+	afaw)
+		state "$2" "$3"
+		echo 0 >/sys/module/autofaultaround/parameters/enabled ||
+			fail "bench: enabled=0 after afaw"
+		;;
 	afa*)
 		[ "$1" != afa ] || state "$2" "$3"
 		module_unload || fail "bench: rmmod autofaultaround"
@@ -326,6 +344,17 @@ if [ -z "$ONLY" ] || echo ",$ONLY," | grep -q ',real'; then
 fi
 echo "BENCH-INFO reps=$REPS warm=$WARM warm_exec=$WARM_EXEC hold_ms=$HOLD exec_hold_ms=$EXEC_HOLD fresh_procs=$FRESH_PROCS fresh_learn=$FRESH_LEARN real_reps=$REAL_REPS real_runs=$REAL_RUNS real_make_runs=$REAL_MAKE_RUNS real_learn=$REAL_LEARN clock=${bench_clock:-icount} page=$PAGE table_pages=$TABLE base=$BASE arch=$(uname -m) kernel=$(uname -r) cpus=$(nproc) mem_kb=$(awk '/MemTotal/ { print $2 }' /proc/meminfo) clocksource=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
 [ "$(cat $FAB)" = 65536 ] || fail "bench: kernel default fault_around_bytes is not 65536"
+# afaw keeps the module loaded from its first block to the end: nothing
+# else in the boot may load or unload it
+if echo " $CFGS " | grep -q ' afaw '; then
+	echo " $CFGS " | grep -q ' afa[0-9pd]* ' &&
+		fail "bench: afaw keeps the module loaded; it cannot share a boot with afa, afa0, afapN or afadN, which load and unload it"
+	case ",${ONLY:-held}," in
+	*,held,* | *,overhead,* | *,trace,* | *,seq-t* | *,rand-t* | *,sparse2m-t* | *,sparse16m-t* | *,mixed,* | *,exec,*)
+		fail "bench: afaw runs with BENCH_ONLY=fresh,real (or their workloads) only: held, overhead and trace load the module themselves"
+		;;
+	esac
+fi
 
 t0=$(cut -d. -f1 /proc/uptime)
 rep=0
@@ -364,6 +393,8 @@ while [ $rep -lt "$REPS" ]; do
 		fi
 	fi
 	rep=$((rep + 1))
+	[ -z "${rep_afaw:-}" ] || [ "$rep" -lt "$REPS" ] ||
+		module_unload || fail "bench: rmmod autofaultaround after afaw"
 	say "repetition $rep of $REPS done at $(($(cut -d. -f1 /proc/uptime) - t0)) s (guest clock)"
 done
 
