@@ -141,9 +141,9 @@ def is_static(cfg):
     return re.fullmatch(r'o[0-9]+', cfg) is not None
 
 
-# The module's diagnostic configurations (bench_cfgs=...,afa0,afap3,afad16):
-# observing only, pinned at one order, another deadband; shown after the
-# module's row.
+# The module's diagnostic configurations (bench_cfgs=...,afa0,afap3,afad16,
+# or afaw alone): observing only, kept loaded across its blocks, pinned at
+# one order, another deadband; shown after the module's row.
 def diag_cfgs(s):
     kinds = ('afa0', 'afaw', 'afap', 'afad')
     return sorted((c for c in s if c in ('afa0', 'afaw') or re.fullmatch(r'afa[pd][0-9]+', c)),
