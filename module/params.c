@@ -125,8 +125,9 @@ static const struct kernel_param_ops afa_initial_order_ops = {
 	.get = param_get_uint,
 };
 
+/* Read at load only (class states start at it): refused at run time. */
 module_param_cb(initial_order, &afa_initial_order_ops, &afa_initial_order,
-		0644);
+		0444);
 MODULE_PARM_DESC(initial_order,
 		 "Order new classes start at, <= 9, within bounds (64 KiB in pages)");
 
