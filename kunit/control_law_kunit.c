@@ -1171,46 +1171,74 @@ static void afa_ctl_deadband_settles(struct kunit *test)
 
 /*
  * Where exact sequential evidence rests (g = 1/2 in every batch, every
- * trial's half wanted): at the first order whose growth saving is within
- * the deadband, for the default deadband and for twice and half of it,
- * at the costs of the admin guide's sample (r = 3.26) and at r = 10.  A
- * finer deadband rests no lower, and the default rests where the design
- * says (docs/control-law.md, "Two plants"): order 7 at r = 3.26, 9 at
- * r = 10.
+ * trial's half wanted): at max_order, for the default deadband and for
+ * twice and half of it, at the costs of the admin guide's sample (r =
+ * 3.26) and at r = 10.  Past the first order whose growth saving is
+ * within the deadband each step is free (docs/control-law.md, "Two
+ * plants"), and takes more batches than a step that pays; settled at
+ * the bound in the end.
  */
-static void afa_ctl_sequential_rests_at_deadband(struct kunit *test)
+static void afa_ctl_sequential_grows_to_max(struct kunit *test)
 {
 	static const struct afa_ctl_costs costs[] = { { 8474, 2602 },
 						       { 1000, 100 } };
-	static const u32 want_default[] = { 7, 9 };
 	const struct afa_ctl_input seq = ev(8, 4, 8, 8);
-	u32 db, rest, prev, n, i, k;
+	u32 db, n, i, k, paid, free;
 	struct loop l;
 
 	for (i = 0; i < ARRAY_SIZE(costs); i++) {
-		prev = 0;
 		for (db = afa_ctl_params_default.deadband * 2;
 		     db >= afa_ctl_params_default.deadband / 2; db /= 2) {
 			l = loop_default(&costs[i], 0);
 			l.p.deadband = db;
 			loop_init(&l, 0);
-			for (k = 0; k < 400; k++)
-				loop_step(&l, &seq);
-			rest = l.order;
 			/* the first order that does not pay, from below */
 			for (n = 0; n < AFA_ORDER_MAX; n++)
 				if (afa_saving_grow(n, AFA_UNIT / 2, &costs[i]) <=
 				    (s32)db)
 					break;
-			KUNIT_EXPECT_EQ_MSG(test, rest, n, "r %u/%u, deadband %u",
+			paid = 0;
+			free = 0;
+			for (k = 0; k < 1000 && l.order < AFA_ORDER_MAX; k++) {
+				if (l.order < n)
+					paid++;
+				else
+					free++;
+				loop_step(&l, &seq);
+			}
+			KUNIT_EXPECT_EQ_MSG(test, l.order, AFA_ORDER_MAX,
+					    "r %u/%u, deadband %u",
 					    costs[i].fault_ns, costs[i].page_ns, db);
+			/* free steps are slower: at least 8 batches an order */
+			if (n < AFA_ORDER_MAX)
+				KUNIT_EXPECT_GE(test, free, 8 * (AFA_ORDER_MAX - n));
+			for (k = 0; k < AFA_CTL_SETTLED_STEPS; k++)
+				loop_step(&l, &seq);
+			KUNIT_EXPECT_EQ(test, l.order, AFA_ORDER_MAX);
 			KUNIT_EXPECT_TRUE(test, afa_ctl_settled(&l.st));
-			KUNIT_EXPECT_GE(test, rest, prev);
-			if (db == afa_ctl_params_default.deadband)
-				KUNIT_EXPECT_EQ(test, rest, want_default[i]);
-			prev = rest;
 		}
 	}
+}
+
+/*
+ * A free step needs g >= 1/2: just under it (511 of 1024), where the
+ * saving is within the deadband, the order holds and settles however
+ * long the evidence lasts, though S+ > 0.
+ */
+static void afa_ctl_free_growth_needs_half(struct kunit *test)
+{
+	static const struct afa_ctl_costs c = { 8474, 2602 };
+	const struct afa_ctl_input under = ev(1024, 511, 64, 64);
+	struct loop l = loop_default(&c, 8);
+	int k;
+
+	for (k = 0; k < 200; k++) {
+		loop_step(&l, &under);
+		KUNIT_ASSERT_EQ(test, l.order, 8U);
+	}
+	KUNIT_EXPECT_GT(test, l.tr.save_grow, 0);
+	KUNIT_EXPECT_LE(test, l.tr.save_grow, (s32)l.p.deadband);
+	KUNIT_EXPECT_TRUE(test, afa_ctl_settled(&l.st));
 }
 
 /*
@@ -1426,24 +1454,40 @@ static void afa_ctl_settles_saturated(struct kunit *test)
 
 /*
  * Savings at or under the deadband are no error; just over it they are.
- * At g = 1/2 S+ is 1/4 exactly: the deadband is set around it.
+ * At g = 1/2 S+ is 1/4 exactly: the deadband is set around it, and at
+ * it the step is free (twice the deadband).  Under g = 1/2 (30 of 64)
+ * the deadband is set around that S+, with no free step at it.
  */
 static void afa_ctl_deadband_edge(struct kunit *test)
 {
 	const struct afa_ctl_input up = ev(64, 32, 0, 0);
+	const struct afa_ctl_input under = ev(64, 30, 0, 0);
 	struct loop l = { .p = afa_ctl_params_default, .c = f2p };
+	s32 s;
 
 	l.p.deadband = AFA_UNIT / 4;
 	loop_init(&l, 1);
 	loop_step(&l, &up);
 	KUNIT_EXPECT_EQ(test, l.tr.save_grow, AFA_UNIT / 4);
-	KUNIT_EXPECT_EQ(test, l.tr.error, 0);
-	KUNIT_EXPECT_EQ(test, l.tr.reason, AFA_CTL_DEADBAND);
+	KUNIT_EXPECT_EQ(test, l.tr.error, AFA_UNIT / 2);
 	l.p.deadband = AFA_UNIT / 4 - 1;
 	loop_init(&l, 1);
 	loop_step(&l, &up);
 	KUNIT_EXPECT_EQ(test, l.tr.error, AFA_UNIT / 4);
 	KUNIT_EXPECT_EQ(test, l.order, 2U);
+
+	s = afa_saving_grow(1, AFA_UNIT * 30 / 64, &f2p);
+	KUNIT_ASSERT_GT(test, s, 0);
+	l.p.deadband = s;
+	loop_init(&l, 1);
+	loop_step(&l, &under);
+	KUNIT_EXPECT_EQ(test, l.tr.save_grow, s);
+	KUNIT_EXPECT_EQ(test, l.tr.error, 0);
+	KUNIT_EXPECT_EQ(test, l.tr.reason, AFA_CTL_DEADBAND);
+	l.p.deadband = s - 1;
+	loop_init(&l, 1);
+	loop_step(&l, &under);
+	KUNIT_EXPECT_EQ(test, l.tr.error, s);
 }
 
 /*
@@ -2175,7 +2219,8 @@ static struct kunit_case afa_control_law_cases[] = {
 	KUNIT_CASE_PARAM(afa_ctl_max_step_table, max_step_gen_params),
 	KUNIT_CASE(afa_ctl_deadband_settles),
 	KUNIT_CASE(afa_ctl_deadband_edge),
-	KUNIT_CASE(afa_ctl_sequential_rests_at_deadband),
+	KUNIT_CASE(afa_ctl_sequential_grows_to_max),
+	KUNIT_CASE(afa_ctl_free_growth_needs_half),
 	KUNIT_CASE(afa_ctl_settles_at_rest),
 	KUNIT_CASE(afa_ctl_settles_with_small_shrink_pending),
 	KUNIT_CASE(afa_ctl_rare_trials_where_shrink_costs),

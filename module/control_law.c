@@ -42,7 +42,8 @@
  *
  * and the law acts on the one that pays:
  *
- *	e_k = S+ if S+ > deadband, else -S- if S- > deadband, else 0
+ *	e_k = S+ if S+ > deadband, else -S- if S- > deadband,
+ *	      else 2 * deadband if S+ > 0 and g >= 1/2, else 0
  *	P_k = kp * e_k
  *	I_k = clamp(I_{k-1} + ki * e_k, -1, 1)	(I_{k-1} = 0 if n moved)
  *	D_k = kd * (e_k - e_{k-1})		(D_k = 0 if n moved or e_{k-1} = 0)
@@ -64,11 +65,20 @@
  * the batch has no evidence on the side it pushes to: then it is kept.
  * At min_order and max_order I may not push outwards (anti-windup).
  *
- * The law rests where neither step saves more than the deadband.  That
- * is the cost optimum, not a usefulness target: for sequential access
- * (g = 1/2, t = 1) S+ > 0 at every order, though it shrinks as the
- * window grows, so the window grows until the saving is within the
- * deadband; for sparse access (g = t = 0) S- > 0 at every order and it
+ * The third case is a free step: at g >= 1/2 the window of order n + 1
+ * takes (1 - g) * 2N <= N pages for the work N pages a fault take now,
+ * so it maps no page more and saves faults; its saving in time may be
+ * within the deadband (F is small beside N * P at large N), but fewer
+ * faults for no more pages is better at any price.  It is taken as an
+ * error of twice the deadband: about 20 batches an order at the
+ * defaults, which a g that only wanders above 1/2 in noisy batches
+ * cannot sum to (every batch in the deadband halves I).
+ *
+ * The law rests where neither step saves more than the deadband and no
+ * step is free.  That is the cost optimum, not a usefulness target: for
+ * sequential access (g = 1/2, t = 1) S+ > 0 at every order, above the
+ * deadband at small orders and free above them, so the window grows to
+ * max_order; for sparse access (g = t = 0) S- > 0 at every order and it
  * shrinks to min_order.
  *
  * Fixed point: ratios, savings, gains and orders share AFA_UNIT (2^10 is
@@ -602,7 +612,9 @@ static void afa_ctl_predict(struct afa_ctl_state *st,
 /*
  * The saving the law acts on: growth first, it is measured at every
  * fault; but at max_order, growth evidence from before the bound came
- * down cannot be acted on, and a shrink that pays goes first.
+ * down cannot be acted on, and a shrink that pays goes first.  Then a
+ * free growth (g >= 1/2: no page more, fewer faults), at twice the
+ * deadband, so that it steps after a run of batches that agree.
  */
 static s32 afa_ctl_error(const struct afa_ctl_state *st,
 			 const struct afa_ctl_params *p,
@@ -614,6 +626,9 @@ static s32 afa_ctl_error(const struct afa_ctl_state *st,
 		return tr->save_grow;
 	if (tr->save_shrink > (s32)p->deadband)
 		return -tr->save_shrink;
+	if (tr->save_grow > 0 && st->grow_avg >= AFA_UNIT / 2 &&
+	    st->order < afa_ctl_max_order(p))
+		return 2 * p->deadband;
 	return 0;
 }
 

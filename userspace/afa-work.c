@@ -42,6 +42,7 @@ struct opts {
 	struct phase phase[MAX_PHASES];
 	unsigned int nr_phases;
 	size_t stride;		/* bytes between touches, PAT_STRIDE */
+	size_t run;		/* pages touched at each stride, PAT_STRIDE */
 	size_t length;		/* bytes of FILE to map; 0: all of it */
 	int advice;		/* madvise() advice for the whole mapping */
 	int shared;		/* MAP_SHARED instead of MAP_PRIVATE */
@@ -55,6 +56,7 @@ static const struct option long_opts[] = {
 	{ "pattern", required_argument, NULL, 'p' },
 	{ "passes", required_argument, NULL, 'n' },
 	{ "stride", required_argument, NULL, 's' },
+	{ "run", required_argument, NULL, 'R' },
 	{ "length", required_argument, NULL, 'l' },
 	{ "advise", required_argument, NULL, 'a' },
 	{ "shared", no_argument, NULL, 'S' },
@@ -72,6 +74,7 @@ static void usage(FILE *f)
 	      "                       each -p starts a new phase, up to 8\n"
 	      "  -n, --passes N       passes of the current phase (1)\n"
 	      "  -s, --stride BYTES   distance between touches for stride (2097152)\n"
+	      "  -R, --run PAGES      pages touched in a row at each stride (1)\n"
 	      "  -l, --length BYTES   map only the first BYTES of FILE, whole pages (all)\n"
 	      "  -a, --advise normal|seq|rand   madvise() the mapping (normal)\n"
 	      "  -S, --shared         MAP_SHARED instead of MAP_PRIVATE\n"
@@ -108,9 +111,9 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 {
 	int c;
 
-	*o = (struct opts){ .stride = 2 << 20, .advice = MADV_NORMAL,
+	*o = (struct opts){ .stride = 2 << 20, .run = 1, .advice = MADV_NORMAL,
 			    .seed = 1, .threads = 1 };
-	while ((c = getopt_long(argc, argv, "p:n:s:l:a:Sr:H:t:h", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "p:n:s:R:l:a:Sr:H:t:h", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			add_phase(o, optarg);
@@ -123,6 +126,9 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 			break;
 		case 's':
 			o->stride = parse_ulong_range(optarg, "stride", 0, ULONG_MAX);
+			break;
+		case 'R':
+			o->run = parse_ulong_range(optarg, "run", 1, ULONG_MAX);
 			break;
 		case 'l':
 			o->length = parse_ulong_range(optarg, "length", 1, ULONG_MAX);
@@ -224,11 +230,18 @@ static long long migrations_now(int fd)
 	return n;
 }
 
+static size_t min_size(size_t a, size_t b)
+{
+	return a < b ? a : b;
+}
+
 /* One pass's touches, split between its threads. */
 struct job {
 	const volatile char *map;
 	size_t nr;		/* touches in the pass */
 	size_t step;		/* bytes per unit of index: a page, or the stride */
+	size_t run;		/* touches in a row at each step, a page apart */
+	size_t page;
 	const size_t *idx;	/* page order (PAT_RAND), or NULL: in order */
 	unsigned int threads;
 	int quit;		/* workers return */
@@ -245,7 +258,8 @@ static size_t touch(const struct job *j, unsigned int i)
 	char sum = 0;
 
 	for (; k < end; k++)
-		sum += j->map[(j->idx ? j->idx[k] : k) * j->step];
+		sum += j->map[(j->idx ? j->idx[k] : k / j->run) * j->step +
+			      k % j->run * j->page];
 	(void)sum;
 	return j->nr * (i + 1) / j->threads - j->nr * i / j->threads;
 }
@@ -326,8 +340,12 @@ static void *run_pass(const struct opts *o, int fd, size_t len, void *hint,
 	job.map = map;
 	job.idx = pattern == PAT_RAND ? rand_idx : NULL;
 	job.step = pattern == PAT_STRIDE ? o->stride : page;
-	job.nr = pattern == PAT_STRIDE ? (len + o->stride - 1) / o->stride :
-					 len / page;
+	job.run = pattern == PAT_STRIDE ? o->run : 1;
+	job.page = page;
+	job.nr = pattern == PAT_STRIDE ?
+		 len / o->stride * o->run +
+		 (len % o->stride ? min_size(o->run, len % o->stride / page) : 0) :
+		 len / page;
 	touched = job.nr;
 
 	mig0 = migrations_now(mig_fd);
@@ -361,6 +379,9 @@ int main(int argc, char **argv)
 	parse_opts(argc, argv, &o);
 	if (o.stride < page)
 		fatal("stride %zu is below the page size %zu", o.stride, page);
+	if (o.run > o.stride / page)
+		fatal("run of %zu pages is longer than the stride %zu", o.run,
+		      o.stride);
 	fd = open(o.path, O_RDONLY);
 	if (fd < 0 || fstat(fd, &st))
 		fatal("%s: %s", o.path, strerror(errno));
