@@ -122,6 +122,24 @@ static void afa_split_count_saturates(struct kunit *test)
 	KUNIT_EXPECT_LE(test, t.hits * 2, t.outcomes + 2);
 }
 
+/*
+ * Hits that come without outcomes (a trial's half found wanted in the
+ * page tables, its trial counted apart) never pass the outcomes: a
+ * mapping at max_order, whose only outcomes are rare trials, cannot
+ * wrap its hits before its first verdict.
+ */
+static void afa_split_hits_within_outcomes(struct kunit *test)
+{
+	struct afa_split_tally t = {};
+	unsigned int i;
+
+	for (i = 0; i < 100000; i++) {
+		afa_split_count(&t, i % 64 == 0, 1);
+		KUNIT_ASSERT_LE(test, t.hits, t.outcomes);
+	}
+	KUNIT_EXPECT_GT(test, t.outcomes, 0);
+}
+
 /* Orders of the lanes below: min_order 0, max_order 9. */
 #define LO	0
 #define HI	9
@@ -231,6 +249,7 @@ static struct kunit_case afa_split_cases[] = {
 	KUNIT_CASE(afa_split_unknown_lane),
 	KUNIT_CASE(afa_split_verdicts_double),
 	KUNIT_CASE(afa_split_count_saturates),
+	KUNIT_CASE(afa_split_hits_within_outcomes),
 	KUNIT_CASE(afa_split_lane_density),
 	KUNIT_CASE(afa_split_lane_needs_both),
 	KUNIT_CASE(afa_split_scan_and_probe),

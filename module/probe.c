@@ -104,14 +104,19 @@
 
 /*
  * Who a VMA is, for this CPU's records of it: the VMA's address with its
- * mm, file and start, so that a freed and reused vm_area_struct is not
- * taken for the one recorded.
+ * mm, file, start and the file's inode number and generation, so that a
+ * freed and reused vm_area_struct is not taken for the one recorded.
+ * The file's address alone does not tell: a struct file is freed to its
+ * slab at once (SLAB_TYPESAFE_BY_RCU), and a program that maps files in
+ * turn at one address gets the last one's VMA and file back.
  */
 struct afa_vma_id {
 	struct vm_area_struct *vma;
 	struct mm_struct *mm;
 	struct file *file;
 	unsigned long vm_start;
+	unsigned long ino;
+	u32 generation;
 };
 
 /*
@@ -231,44 +236,75 @@ static void afa_probe_reset(void)
 
 static struct afa_vma_id afa_vma_id(struct vm_area_struct *vma)
 {
+	const struct inode *inode = file_inode(vma->vm_file);
+
 	return (struct afa_vma_id){
 		.vma = vma,
 		.mm = vma->vm_mm,
 		.file = vma->vm_file,
 		.vm_start = vma->vm_start,
+		.ino = inode->i_ino,
+		.generation = inode->i_generation,
 	};
 }
 
-static bool afa_vma_id_is(const struct afa_vma_id *id,
-			  struct vm_area_struct *vma)
+static bool afa_vma_id_eq(const struct afa_vma_id *a,
+			  const struct afa_vma_id *b)
 {
-	return id->vma == vma && id->mm == vma->vm_mm &&
-	       id->file == vma->vm_file && id->vm_start == vma->vm_start;
+	return a->vma == b->vma && a->mm == b->mm && a->file == b->file &&
+	       a->vm_start == b->vm_start && a->ino == b->ino &&
+	       a->generation == b->generation;
 }
 
-/* The lane this CPU last moved @vma to: 1 if remembered, else 0. */
-static u8 afa_memo_lane(struct afa_probe_cpu *pc, struct vm_area_struct *vma)
+/* The lane this CPU last moved the VMA @id to: 1 if remembered, else 0. */
+static u8 afa_memo_lane(struct afa_probe_cpu *pc, const struct afa_vma_id *id)
 {
 	unsigned int i;
 
 	for (i = 0; i < AFA_NR_SPLIT_MEMO; i++)
-		if (afa_vma_id_is(&pc->memo[i], vma))
+		if (afa_vma_id_eq(&pc->memo[i], id))
 			return 1;
 	return 0;
 }
 
-/* Remember @vma in lane @lane: in the memo for 1, out of it for 0. */
-static void afa_memo_set(struct afa_probe_cpu *pc, struct vm_area_struct *vma,
+/* Remember the VMA @id in lane @lane: in the memo for 1, out of it for 0. */
+static void afa_memo_set(struct afa_probe_cpu *pc, const struct afa_vma_id *id,
 			 u8 lane)
 {
 	unsigned int i;
 
 	for (i = 0; i < AFA_NR_SPLIT_MEMO; i++)
-		if (afa_vma_id_is(&pc->memo[i], vma))
+		if (afa_vma_id_eq(&pc->memo[i], id))
 			pc->memo[i].vma = NULL;
 	if (!lane)
 		return;
-	pc->memo[pc->memo_next++ % AFA_NR_SPLIT_MEMO] = afa_vma_id(vma);
+	pc->memo[pc->memo_next++ % AFA_NR_SPLIT_MEMO] = *id;
+}
+
+/*
+ * Trials waiting on this CPU that count in @from (a VMA's evidence held
+ * back until its verdict, afa_split_evidence()) count in @to from now
+ * on; with @to NULL they are dropped, as that evidence is: the VMA went
+ * to its file's other lane, or its cache entry goes to another VMA.
+ */
+static void afa_trials_move(struct afa_probe_cpu *pc,
+			    const struct afa_evidence *from,
+			    struct afa_evidence *to)
+{
+	struct afa_trial *t;
+	unsigned int i;
+
+	for (i = 0; i < AFA_NR_TRIALS && pc->trials_waiting; i++) {
+		t = &pc->trial[i];
+		if (!t->left || t->ev != from)
+			continue;
+		if (to) {
+			t->ev = to;
+			continue;
+		}
+		t->left = 0;
+		pc->trials_waiting--;
+	}
 }
 
 /* Find the cached VMA's stream in its lane, or note it for the worker. */
@@ -287,12 +323,13 @@ static void afa_cache_find(struct afa_vma_cache *c, struct vm_area_struct *vma)
 }
 
 static void afa_cache_fill(struct afa_probe_cpu *pc, struct afa_vma_cache *c,
-			   struct vm_area_struct *vma, unsigned long table_gen)
+			   struct vm_area_struct *vma,
+			   const struct afa_vma_id *id, unsigned long table_gen)
 {
 	u8 order;
 
 	*c = (struct afa_vma_cache){
-		.id = afa_vma_id(vma),
+		.id = *id,
 		.vm_flags = vma->vm_flags,
 		.table_gen = table_gen,
 		.class = afa_classify(vma->vm_flags,
@@ -304,14 +341,8 @@ static void afa_cache_fill(struct afa_probe_cpu *pc, struct afa_vma_cache *c,
 		c->slot = AFA_NO_STREAM;
 		return;
 	}
-	c->lane = afa_memo_lane(pc, vma);
+	c->lane = afa_memo_lane(pc, id);
 	afa_cache_find(c, vma);
-}
-
-static bool afa_cache_is(const struct afa_vma_cache *c,
-			 struct vm_area_struct *vma)
-{
-	return afa_vma_id_is(&c->id, vma) && c->vm_flags == vma->vm_flags;
 }
 
 /*
@@ -323,13 +354,14 @@ static struct afa_vma_cache *afa_cache_get(struct afa_probe_cpu *pc,
 					   struct vm_area_struct *vma,
 					   unsigned long table_gen)
 {
+	const struct afa_vma_id id = afa_vma_id(vma);
 	struct afa_vma_cache *c;
 	unsigned int i, n;
 
 	for (n = 0; n < AFA_NR_VMA_CACHE; n++) {
 		i = (pc->cache_last + n) % AFA_NR_VMA_CACHE;
 		c = &pc->cache[i];
-		if (!afa_cache_is(c, vma))
+		if (!afa_vma_id_eq(&c->id, &id) || c->vm_flags != vma->vm_flags)
 			continue;
 		pc->cache_last = i;
 		if (c->table_gen != table_gen) {
@@ -341,7 +373,8 @@ static struct afa_vma_cache *afa_cache_get(struct afa_probe_cpu *pc,
 	}
 	pc->cache_last = pc->cache_next++ % AFA_NR_VMA_CACHE;
 	c = &pc->cache[pc->cache_last];
-	afa_cache_fill(pc, c, vma, table_gen);
+	afa_trials_move(pc, &c->held, NULL);
+	afa_cache_fill(pc, c, vma, &id, table_gen);
 	return c;
 }
 
@@ -408,7 +441,7 @@ static struct afa_evidence *afa_split_evidence(const struct afa_fault_stream *fs
  * other lane when they contradict its lane's (split.h).  The next fault
  * of the VMA then applies and counts in the other lane's stream.  At the
  * first verdict the evidence held back joins the lane the VMA stays in,
- * or is dropped with the lane it leaves.
+ * or is dropped with the lane it leaves, and so do its trials waiting.
  */
 static void afa_split_check(struct afa_probe_cpu *pc, struct vm_area_struct *vma,
 			    const struct afa_fault_stream *fs,
@@ -422,13 +455,14 @@ static void afa_split_check(struct afa_probe_cpu *pc, struct vm_area_struct *vma
 	if (v == AFA_SPLIT_WAIT)
 		return;
 	c->judged = true;
+	afa_trials_move(pc, &c->held, v == AFA_SPLIT_STAY ? fs->ev : NULL);
 	if (v == AFA_SPLIT_STAY)
 		afa_evidence_add(fs->ev, &c->held);
 	c->held = (struct afa_evidence){};
 	if (v == AFA_SPLIT_STAY)
 		return;
 	c->lane ^= 1;
-	afa_memo_set(pc, vma, c->lane);
+	afa_memo_set(pc, &c->id, c->lane);
 	afa_cache_find(c, vma);
 }
 

@@ -93,13 +93,16 @@ struct afa_split_tally {
  *
  * A fault resolves at most one test and a few trials.  Past 2^14
  * outcomes both counts are halved, which keeps the ratio and the next
- * verdict's place.
+ * verdict's place.  Hits are at most the outcomes: a trial's half found
+ * wanted in the page tables is a hit whose trial was counted apart, and
+ * at max_order, where only trials are outcomes, such hits alone must
+ * not wrap the count before the first verdict.
  */
 static inline void afa_split_count(struct afa_split_tally *t,
 				   unsigned int outcomes, unsigned int hits)
 {
 	t->outcomes += outcomes;
-	t->hits += hits;
+	t->hits = min_t(u32, t->hits + hits, t->outcomes);
 	if (t->outcomes >= BIT(14)) {
 		t->outcomes /= 2;
 		t->hits /= 2;
