@@ -9,7 +9,9 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/math64.h>
 #include <linux/minmax.h>
+#include <linux/percpu.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include "afa.h"
@@ -21,14 +23,15 @@
 struct afa_class_state {
 	struct afa_ctl_state ctl;	/* the law's state */
 	struct afa_ctl_input pending;	/* evidence since the last step */
-	struct afa_evidence seen;	/* per-CPU sums at the last fold */
 	struct afa_evidence last;	/* what the last fold added */
-	struct afa_evidence total;	/* everything since load, for stats */
+	/* since load, for stats: u64, a u32 of pages wraps within hours */
+	u64 nr_faults, nr_misses, nr_pages;
 };
 
 static struct afa_class_state *afa_class;	/* [domain][class] */
 static u8 *afa_class_order;			/* [domain][class], fault path */
-static struct afa_evidence *afa_class_scratch;	/* [domain][class] sums */
+/* Each CPU's class counters at the last fold, [class]: period worker. */
+static struct afa_evidence (__percpu *afa_class_seen)[AFA_NR_CLASSES];
 
 static unsigned int afa_class_index(unsigned int dom, unsigned int class)
 {
@@ -49,19 +52,32 @@ u8 afa_class_order_get(unsigned int dom, unsigned int class)
 	return READ_ONCE(afa_class_order[afa_class_index(dom, class)]);
 }
 
-/* Sum the class counters of the CPUs of each domain. */
-static void afa_class_sum(struct afa_evidence *sum)
+/*
+ * What each CPU counted in its classes since the last fold, added to the
+ * class states of the CPU's domain now: a CPU that changes domain
+ * (afa_topology_refresh()) takes only its new evidence with it.
+ */
+static void afa_class_gather(void)
 {
-	unsigned int dom, class;
+	struct afa_evidence now, d, *seen;
+	unsigned int dom, class, i;
 	int cpu;
 
-	memset(sum, 0, afa_nr_domains * AFA_NR_CLASSES * sizeof(*sum));
+	for (i = 0; i < afa_nr_domains * AFA_NR_CLASSES; i++)
+		afa_class[i].last = (struct afa_evidence){};
 	for_each_possible_cpu(cpu) {
 		dom = min_t(unsigned int, per_cpu(afa_cpu_domain, cpu),
 			    afa_nr_domains - 1);
-		for (class = 0; class < AFA_NR_CLASSES; class++)
-			afa_evidence_add(&sum[afa_class_index(dom, class)],
+		seen = *per_cpu_ptr(afa_class_seen, cpu);
+		for (class = 0; class < AFA_NR_CLASSES; class++) {
+			now = (struct afa_evidence){};
+			afa_evidence_add(&now,
 					 per_cpu_ptr(&afa_count.class[class], cpu));
+			afa_evidence_delta(&d, &now, &seen[class]);
+			seen[class] = now;
+			afa_evidence_add(&afa_class[afa_class_index(dom, class)].last,
+					 &d);
+		}
 	}
 }
 
@@ -168,24 +184,25 @@ static void afa_class_rebound(const struct afa_ctl_params *p)
 u64 afa_control_fold(const struct afa_ctl_params *p,
 		     const struct afa_ctl_costs *c, bool rebound)
 {
-	struct afa_evidence *now = afa_class_scratch;
 	unsigned int dom, class, i;
 	struct afa_class_state *cs;
 	u64 faults = 0;
 
 	if (rebound)
 		afa_class_rebound(p);
-	afa_class_sum(now);
+	afa_class_gather();
 	for (dom = 0; dom < afa_nr_domains; dom++) {
 		for (class = 0; class < AFA_NR_CLASSES; class++) {
 			i = afa_class_index(dom, class);
 			cs = &afa_class[i];
-			afa_evidence_delta(&cs->last, &now[i], &cs->seen);
-			cs->seen = now[i];
-			if (!cs->last.faults)
+			/* trials may come without faults (stream.c) */
+			if (!cs->last.faults && !cs->last.trials &&
+			    !cs->last.trial_hits)
 				continue;
 			faults += cs->last.faults;
-			afa_evidence_add(&cs->total, &cs->last);
+			cs->nr_faults += cs->last.faults;
+			cs->nr_misses += cs->last.misses;
+			cs->nr_pages += cs->last.pages;
 			afa_evidence_to_input(&cs->pending, &cs->last);
 			afa_class_step(dom, class, p, c);
 		}
@@ -200,7 +217,6 @@ u64 afa_control_fold(const struct afa_ctl_params *p,
 void afa_control_show(struct seq_file *m)
 {
 	const struct afa_class_state *cs;
-	const struct afa_evidence *t;
 	unsigned int dom, class;
 
 	seq_puts(m, "class    node core   order window_kib     faults   misses  pages_per_fault grow% trial%\n");
@@ -209,14 +225,14 @@ void afa_control_show(struct seq_file *m)
 			continue;
 		for (class = 0; class < AFA_NR_CLASSES; class++) {
 			cs = &afa_class[afa_class_index(dom, class)];
-			t = &cs->total;
-			seq_printf(m, "%-8s %4u %-6s %5u %10llu %10u %8u %16u %5u %6u\n",
+			seq_printf(m, "%-8s %4u %-6s %5u %10llu %10llu %8llu %16llu %5u %6u\n",
 				   afa_class_name(class), afa_domain_node(dom),
 				   afa_core_name(afa_domain_core(dom)),
 				   cs->ctl.order,
 				   afa_order_to_bytes(cs->ctl.order, PAGE_SHIFT) >> 10,
-				   t->faults, min(t->misses, t->faults),
-				   t->faults ? t->pages / t->faults : 0,
+				   cs->nr_faults, min(cs->nr_misses, cs->nr_faults),
+				   cs->nr_faults ?
+				   div64_u64(cs->nr_pages, cs->nr_faults) : 0,
 				   afa_ctl_grow_permille(&cs->ctl) / 10,
 				   afa_ctl_trial_permille(&cs->ctl) / 10);
 		}
@@ -231,8 +247,8 @@ int afa_control_init(void)
 	afa_params_snapshot(&p);
 	afa_class = kcalloc(n, sizeof(*afa_class), GFP_KERNEL);
 	afa_class_order = kcalloc(n, sizeof(*afa_class_order), GFP_KERNEL);
-	afa_class_scratch = kcalloc(n, sizeof(*afa_class_scratch), GFP_KERNEL);
-	if (!afa_class || !afa_class_order || !afa_class_scratch) {
+	afa_class_seen = alloc_percpu(typeof(*afa_class_seen));
+	if (!afa_class || !afa_class_order || !afa_class_seen) {
 		afa_control_exit();
 		return -ENOMEM;
 	}
@@ -247,8 +263,8 @@ void afa_control_exit(void)
 {
 	kfree(afa_class);
 	kfree(afa_class_order);
-	kfree(afa_class_scratch);
+	free_percpu(afa_class_seen);
 	afa_class = NULL;
 	afa_class_order = NULL;
-	afa_class_scratch = NULL;
+	afa_class_seen = NULL;
 }

@@ -45,6 +45,7 @@ struct afa_stream_cand {
 	dev_t dev;		/* device of the file, for stats and traces */
 	u8 order;		/* the order the fault path applied: its class's */
 	bool valid;
+	u32 seq;		/* cand_next when noted */
 };
 
 struct afa_stream {
@@ -71,6 +72,7 @@ struct afa_stream_cpu {
 	seqcount_t cand_seq;			/* local CPU writes */
 	unsigned int cand_next;			/* next slot to overwrite */
 	struct afa_stream_cand cand[AFA_NR_CANDS];
+	u32 cand_taken;		/* worker: candidates up to this seq done */
 };
 
 /*
@@ -186,8 +188,8 @@ struct afa_evidence *afa_stream_evidence(unsigned int slot)
  * @lane:	the VMA's lane in its file
  *
  * Fault path, preemption off: overwrites the oldest of this CPU's
- * candidates; the worker adds them at the next fold.  A file noted last
- * on this CPU is not noted again.
+ * candidates; the worker adds them at the next fold, once.  A file noted
+ * last on this CPU is not noted again while the worker has not taken it.
  */
 void afa_stream_note(struct vm_area_struct *vma, unsigned int class,
 		     unsigned int lane)
@@ -198,10 +200,12 @@ void afa_stream_note(struct vm_area_struct *vma, unsigned int class,
 
 	afa_key_of(vma, class, lane, &key);
 	c = &sc->cand[sc->cand_next % AFA_NR_CANDS];
-	if (c->valid && afa_key_eq(&c->key, &key))
+	if (c->valid && afa_key_eq(&c->key, &key) &&
+	    (s32)(c->seq - READ_ONCE(sc->cand_taken)) > 0)
 		return;
 	write_seqcount_begin(&sc->cand_seq);
 	c = &sc->cand[++sc->cand_next % AFA_NR_CANDS];
+	c->seq = sc->cand_next;
 	c->key = key;
 	c->dev = file_inode(vma->vm_file)->i_sb->s_dev;
 	c->order = afa_class_order_get(afa_this_domain(), class);
@@ -231,10 +235,19 @@ static void afa_stream_publish(struct afa_stream *s,
 static void afa_stream_set_order(struct afa_stream *s, u8 order)
 {
 	u32 flags = afa_ctl_rare_trials(&s->ctl) ? AFA_PUB_RARE_TRIALS : 0;
+	struct afa_ctl_params lim = {
+		.min_order = READ_ONCE(afa_limits.min_order),
+		.max_order = READ_ONCE(afa_limits.max_order),
+	}, tmp;
+	const struct afa_ctl_params *b;
 
-	/* Until an order has both kinds of evidence, judge by the last's. */
-	if (afa_split_known(&s->ctl, READ_ONCE(afa_limits.min_order),
-			    READ_ONCE(afa_limits.max_order))) {
+	/*
+	 * Until an order has both kinds of evidence, judge by the last's;
+	 * at the bounds the law runs the stream's class with (MADV_RANDOM's
+	 * ceiling), the kind the bound has none of is not waited for.
+	 */
+	b = afa_class_params(s->key.class, &lim, &tmp);
+	if (afa_split_known(&s->ctl, b->min_order, b->max_order)) {
 		s->known = true;
 		s->dense = afa_split_dense(&s->ctl);
 	}
@@ -341,13 +354,17 @@ u64 afa_stream_fold(const struct afa_ctl_params *p,
 		afa_stream_sum(i, &now);
 		afa_evidence_delta(&s->last, &now, &s->seen);
 		s->seen = now;
-		if (!s->last.faults)
-			continue;
-		s->last_fault = jiffies;
-		s->nr_faults += s->last.faults;
-		s->nr_tested += s->last.tested;
-		faults += s->last.faults;
+		/*
+		 * Trials that aged out, and hits after a trial's wait, may
+		 * come in a fold without faults of the stream: they count.
+		 */
 		afa_evidence_to_input(&s->pending, &s->last);
+		if (s->last.faults) {
+			s->last_fault = jiffies;
+			s->nr_faults += s->last.faults;
+			s->nr_tested += s->last.tested;
+			faults += s->last.faults;
+		}
 		afa_stream_step(s, p, c);
 	}
 	return faults;
@@ -447,30 +464,56 @@ static bool afa_stream_read_cand(struct afa_stream_cpu *sc, unsigned int i,
 	return c->valid;
 }
 
+/*
+ * Add one CPU's candidates noted since the last fold took them.  A file
+ * whose set is full of files faulted in this fold waits: it keeps its
+ * class's window meanwhile, and it and the ones noted after it are
+ * looked at again at the next fold.  The others are taken once: a
+ * candidate left in the ring and added again at every fold would evict
+ * a live stream each time it found its file evicted, and five files of
+ * one set in the rings would evict each other fold after fold.
+ */
+static unsigned int afa_stream_add_cpu(struct afa_stream_cpu *sc,
+				       const struct afa_ctl_params *p)
+{
+	u32 taken = sc->cand_taken, done = taken, wait = 0;
+	struct afa_stream_cand c;
+	unsigned int i, n = 0;
+	bool waits = false;
+
+	for (i = 0; i < AFA_NR_CANDS; i++) {
+		if (!afa_stream_read_cand(sc, i, &c) ||
+		    (s32)(c.seq - taken) <= 0)
+			continue;
+		if ((s32)(c.seq - done) > 0)
+			done = c.seq;
+		if (afa_stream_lookup(&c.key))
+			continue;
+		if (afa_stream_add(&c, p)) {
+			n++;
+			continue;
+		}
+		if (!waits || (s32)(c.seq - wait) < 0)
+			wait = c.seq;
+		waits = true;
+	}
+	WRITE_ONCE(sc->cand_taken, waits ? wait - 1 : done);
+	return n;
+}
+
 /**
  * afa_stream_add_noted() - add the files the fault path noted
  * @p:	the law's parameters, for the order bounds
- *
- * A file whose set is full of files faulted in this fold waits: it keeps
- * its class's window meanwhile.
  *
  * Return: how many slots were taken (new, or reused).
  */
 unsigned int afa_stream_add_noted(const struct afa_ctl_params *p)
 {
-	struct afa_stream_cand c;
-	unsigned int i, n = 0;
+	unsigned int n = 0;
 	int cpu;
 
-	for_each_possible_cpu(cpu) {
-		for (i = 0; i < AFA_NR_CANDS; i++) {
-			if (!afa_stream_read_cand(per_cpu_ptr(afa_stream_cpu, cpu),
-						  i, &c) ||
-			    afa_stream_lookup(&c.key))
-				continue;
-			n += afa_stream_add(&c, p);
-		}
-	}
+	for_each_possible_cpu(cpu)
+		n += afa_stream_add_cpu(per_cpu_ptr(afa_stream_cpu, cpu), p);
 	return n;
 }
 
