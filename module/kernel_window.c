@@ -12,7 +12,10 @@
  *   fault-around off: do_fault_around() is not called, the probe sees no
  *   map_pages call while ->fault keeps being called (tracepoint
  *   filemap:mm_filemap_fault, ext4 and xfs).  The module never writes the
- *   knob, cannot act then, and says so.
+ *   knob, cannot act then, and says so.  Write faults reach ->fault too,
+ *   so a program that alternates write faults and read faults can make
+ *   it look off and on again period after period: the two lines are
+ *   rate-limited.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -59,8 +62,8 @@ void afa_kernel_window_check(u64 map_calls, u64 filemap_faults)
 	if (map_calls) {
 		afa_fa_bytes = (unsigned long)max_pages << PAGE_SHIFT;
 		if (afa_fa_off)
-			pr_info("fault-around is on again (the kernel asked for windows up to %lu bytes)\n",
-				afa_fa_bytes);
+			pr_info_ratelimited("fault-around is on again (the kernel asked for windows up to %lu bytes)\n",
+					    afa_fa_bytes);
 		afa_fa_off = false;
 		return;
 	}
@@ -68,8 +71,8 @@ void afa_kernel_window_check(u64 map_calls, u64 filemap_faults)
 		return;
 	afa_fa_off = true;
 	afa_fa_bytes = PAGE_SIZE;
-	pr_info("fault-around looks off: %llu ->fault calls and no map_pages call in a period (fault_around_bytes at one page, %lu?); the module only observes until it is on again\n",
-		filemap_faults, PAGE_SIZE);
+	pr_info_ratelimited("fault-around looks off: %llu ->fault calls and no map_pages call in a period (fault_around_bytes at one page, %lu?); the module only observes until it is on again\n",
+			    filemap_faults, PAGE_SIZE);
 }
 
 /**
