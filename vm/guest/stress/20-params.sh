@@ -99,6 +99,15 @@ rel ki 0 kp 0
 check "params: the $tn bad inputs of the table (empty, -1, 2^64, 0x, trailing garbage, a NUL, 4 KiB of junk, broken relations) to each of the $np parameters fail with EINVAL and change nothing ($tbad did not)" \
 	test "$tbad" = 0 -a "$np" -gt 0
 
+# a leading 0 is octal, as the admin guide says: 010 is 8, 08 refused
+read -r db0 <$PDIR/deadband
+echo 010 >$PDIR/deadband
+read -r db8 <$PDIR/deadband
+bad deadband "08 (not octal)" '08\n'
+echo $db0 >$PDIR/deadband
+check "params: deadband=010 reads back as 8 (octal), 08 fails with EINVAL ($db8)" \
+	test "$db8" = 8 -a "$tbad" = 0
+
 start_loads seq sparse exec
 rejected0=$(dmesg | grep -c 'autofaultaround: rejected')
 lines0=$(dmesg | wc -l)
