@@ -30,8 +30,12 @@ struct afa_class_state {
 
 static struct afa_class_state *afa_class;	/* [domain][class] */
 static u8 *afa_class_order;			/* [domain][class], fault path */
-/* Each CPU's class counters at the last fold, [class]: period worker. */
-static struct afa_evidence (__percpu *afa_class_seen)[AFA_NR_CLASSES];
+/* One CPU's class counters at the last fold: period worker. */
+struct afa_class_seen {
+	struct afa_evidence class[AFA_NR_CLASSES];
+};
+
+static struct afa_class_seen __percpu *afa_class_seen;
 
 static unsigned int afa_class_index(unsigned int dom, unsigned int class)
 {
@@ -68,7 +72,7 @@ static void afa_class_gather(void)
 	for_each_possible_cpu(cpu) {
 		dom = min_t(unsigned int, per_cpu(afa_cpu_domain, cpu),
 			    afa_nr_domains - 1);
-		seen = *per_cpu_ptr(afa_class_seen, cpu);
+		seen = per_cpu_ptr(afa_class_seen, cpu)->class;
 		for (class = 0; class < AFA_NR_CLASSES; class++) {
 			now = (struct afa_evidence){};
 			afa_evidence_add(&now,
@@ -247,7 +251,7 @@ int afa_control_init(void)
 	afa_params_snapshot(&p);
 	afa_class = kcalloc(n, sizeof(*afa_class), GFP_KERNEL);
 	afa_class_order = kcalloc(n, sizeof(*afa_class_order), GFP_KERNEL);
-	afa_class_seen = alloc_percpu(typeof(*afa_class_seen));
+	afa_class_seen = alloc_percpu(struct afa_class_seen);
 	if (!afa_class || !afa_class_order || !afa_class_seen) {
 		afa_control_exit();
 		return -ENOMEM;
