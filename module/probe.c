@@ -19,6 +19,11 @@
  *  5. write the window of the stream's order (or the trial's) over the
  *     arguments, where the architecture can (arch.h).
  *
+ * A settled stream's fault at min_order between its runs of tests, the
+ * one a sparse reader makes at nearly every fault, takes a fast path
+ * that does steps 1 and 5 alone, without the rest's frame
+ * (afa_probe_fast()).
+ *
  * Misses, for the hit ratio, come from the ->fault hooks that run after
  * it on the same CPU (tracepoints.c calls afa_probe_fault()).  The probe is
  * an ftrace direct call where the kernel has one (direct.c: x86-64),
@@ -254,6 +259,15 @@ static bool afa_vma_id_eq(const struct afa_vma_id *a,
 	return a->vma == b->vma && a->mm == b->mm && a->file == b->file &&
 	       a->vm_start == b->vm_start && a->ino == b->ino &&
 	       a->generation == b->generation;
+}
+
+/* Is @c this CPU's entry for @vma, as it is now? */
+static inline bool afa_cache_holds(const struct afa_vma_cache *c,
+				   struct vm_area_struct *vma)
+{
+	const struct afa_vma_id id = afa_vma_id(vma);
+
+	return afa_vma_id_eq(&c->id, &id) && c->vm_flags == vma->vm_flags;
 }
 
 /* The lane this CPU last moved the VMA @id to: 1 if remembered, else 0. */
@@ -972,31 +986,101 @@ static u32 afa_learn_and_act(struct afa_probe_cpu *pc, struct vm_fault *vmf,
 			   nr_pages);
 }
 
-/*
- * The entry handler: everything the probe does, see the top of the file.
- * Preemption is off: the fprobe's and kprobe's own, direct.c's own.
- */
-void afa_probe_map_enter(struct pt_regs *regs)
+/* Where the fault is, in the page units of window.h. */
+static struct afa_fault_pos afa_fault_pos(const struct vm_fault *vmf)
 {
-	struct afa_probe_cpu *pc = this_cpu_ptr(&afa_probe_cpu);
-	struct vm_fault *vmf = (struct vm_fault *)regs_get_kernel_argument(regs, 0);
-	u64 start = regs_get_kernel_argument(regs, 1);
-	u64 end = regs_get_kernel_argument(regs, 2);
 	struct vm_area_struct *vma = vmf->vma;
-	struct afa_fault_pos pos = {
+
+	return (struct afa_fault_pos){
 		.pgoff = vmf->pgoff,
 		.pte_off = pte_index(vmf->address),
 		.vma_off = vmf->pgoff - vma->vm_pgoff,
 		.vma_pages = vma_pages(vma),
 		.ptrs_per_pte = PTRS_PER_PTE,
 	};
+}
+
+/* Wake the worker if idle; note the largest window the kernel asked. */
+static void afa_probe_note_call(u32 nr_pages)
+{
+	afa_period_wake();
+	if (nr_pages > this_cpu_read(afa_count.max_window))
+		this_cpu_write(afa_count.max_window, nr_pages);
+}
+
+/*
+ * The fast path: a fault of the VMA of this CPU's last call, whose
+ * stream is settled at min_order, between the runs of its tests
+ * (afa_tests_due()), with no trial of its own waiting on this CPU and no
+ * span to measure: what a sparse reader's stream makes of nearly every
+ * fault once settled at order 0.  The full handler would do exactly this
+ * with such a call (afa_act_settled() at min_order: the stream's window,
+ * its counters, the record for the ->fault hooks); here it is done
+ * without building the call's state, and without the full handler's
+ * frame, which cost more than the rest (docs/benchmarks.md, "The
+ * settled path at order 0").
+ * Return: false, having changed nothing, when the call is not such a
+ * fault.
+ */
+static __always_inline bool afa_probe_fast(struct afa_probe_cpu *pc,
+					   struct pt_regs *regs,
+					   struct vm_fault *vmf, u32 nr_pages)
+{
+	struct afa_vma_cache *c = &pc->cache[pc->cache_last];
+	struct vm_area_struct *vma = vmf->vma;
+	struct afa_fault_pos pos;
+	u64 start, end;
+	u32 pub;
+
+	if (pc->settled_run || !pc->settled_skip || pc->span.task ||
+	    c->slot == AFA_NO_STREAM || c->calibration || !c->judged)
+		return false;
+	pub = READ_ONCE(*c->pub);
+	if (afa_pub_gen(pub) != c->pub_gen || !afa_pub_settled(pub) ||
+	    afa_pub_order(pub) != READ_ONCE(afa_limits.min_order))
+		return false;
+	if (!afa_cache_holds(c, vma))
+		return false;
+	if (!READ_ONCE(afa_enabled) || !READ_ONCE(afa_limits.act) ||
+	    !(READ_ONCE(afa_classes) & BIT(c->class)) ||
+	    afa_trials_of(pc, vma->vm_mm, c->slot))
+		return false;
+	afa_probe_note_call(nr_pages);
+	pc->settled_skip--;
+	pc->calls++;
+	if (!afa_pub_order(pub)) {
+		/*
+		 * The fault's own page: it contains the fault and lies in
+		 * the VMA and in the fault's page table, as afa_window_sane()
+		 * would find.
+		 */
+		if (afa_arch_set_window(regs, vmf->pgoff, vmf->pgoff))
+			nr_pages = 1;
+	} else {
+		pos = afa_fault_pos(vmf);
+		afa_window(&pos, afa_pub_order(pub), &start, &end);
+		nr_pages = afa_actuate(regs, &pos, start, end, nr_pages);
+	}
+	c->ev->faults++;
+	c->ev->pages += nr_pages;
+	afa_stream_mark_slot(c->slot);
+	afa_note_map(pc, vmf, c->ev);
+	return true;
+}
+
+/* The full handler: everything the probe does, see the top of the file. */
+static noinline void afa_probe_map_call(struct afa_probe_cpu *pc,
+					struct pt_regs *regs,
+					struct vm_fault *vmf, u64 start,
+					u64 end)
+{
+	struct vm_area_struct *vma = vmf->vma;
+	struct afa_fault_pos pos = afa_fault_pos(vmf);
 	u32 nr_pages = end - start + 1;
 	struct afa_fault_stream fs;
 	bool steer, tests = true;
 
-	afa_period_wake();
-	if (nr_pages > this_cpu_read(afa_count.max_window))
-		this_cpu_write(afa_count.max_window, nr_pages);
+	afa_probe_note_call(nr_pages);
 	if (!afa_fault_stream(pc, vmf, &fs)) {
 		pc->span.task = NULL;
 		afa_window(&pos, fs.order, &start, &end);
@@ -1024,6 +1108,21 @@ void afa_probe_map_enter(struct pt_regs *regs)
 	if (fs.slot)
 		afa_stream_mark_slot(fs.owner);
 	afa_note_map(pc, vmf, fs.ev);
+}
+
+/*
+ * The entry handler: the fast path, else the full one.  Preemption is
+ * off: the fprobe's and kprobe's own, direct.c's own.
+ */
+void afa_probe_map_enter(struct pt_regs *regs)
+{
+	struct afa_probe_cpu *pc = this_cpu_ptr(&afa_probe_cpu);
+	struct vm_fault *vmf = (struct vm_fault *)regs_get_kernel_argument(regs, 0);
+	u64 start = regs_get_kernel_argument(regs, 1);
+	u64 end = regs_get_kernel_argument(regs, 2);
+
+	if (!afa_probe_fast(pc, regs, vmf, end - start + 1))
+		afa_probe_map_call(pc, regs, vmf, start, end);
 }
 
 /**
