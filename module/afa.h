@@ -29,6 +29,7 @@ struct afa_cpu_count {
 	u32 max_window;		/* largest window the kernel asked for */
 	u32 contract_mismatch;	/* kernel windows do_fault_around() cannot give */
 	u32 trial_countdown;	/* faults left before the next trial */
+	u64 fast_calls;		/* calls that took the fast path (probe.c) */
 };
 
 DECLARE_PER_CPU(struct afa_cpu_count, afa_count);
@@ -114,6 +115,7 @@ int afa_period_init(void);
 void afa_period_exit(void);
 void afa_period_kick(void);
 void afa_period_wake(void);
+u64 afa_probe_fast_calls(void);
 void afa_period_show(struct seq_file *m);
 
 /* stats.c */

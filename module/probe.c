@@ -1011,11 +1011,11 @@ static void afa_probe_note_call(u32 nr_pages)
 /*
  * The fast path: a fault of the VMA of this CPU's last call, whose
  * stream is settled at min_order, between the runs of its tests
- * (afa_tests_due()), with no trial of its own waiting on this CPU and no
- * span to measure: what a sparse reader's stream makes of nearly every
- * fault once settled at order 0.  The full handler would do exactly this
- * with such a call (afa_act_settled() at min_order: the stream's window,
- * its counters, the record for the ->fault hooks); here it is done
+ * (afa_tests_due()), with no span to measure: what a sparse reader's
+ * stream makes of nearly every fault once settled at order 0.  The full
+ * handler would do exactly this with such a call (afa_act_settled() at
+ * min_order: the trials still waiting, the stream's window, its
+ * counters, the record for the ->fault hooks); here it is done
  * without building the call's state, and without the full handler's
  * frame, which cost more than the rest (docs/benchmarks.md, "The
  * settled path at order 0").
@@ -1042,10 +1042,13 @@ static __always_inline bool afa_probe_fast(struct afa_probe_cpu *pc,
 	if (!afa_cache_holds(c, vma))
 		return false;
 	if (!READ_ONCE(afa_enabled) || !READ_ONCE(afa_limits.act) ||
-	    !(READ_ONCE(afa_classes) & BIT(c->class)) ||
-	    afa_trials_of(pc, vma->vm_mm, c->slot))
+	    !(READ_ONCE(afa_classes) & BIT(c->class)))
 		return false;
 	afa_probe_note_call(nr_pages);
+	/* trials waiting from when the stream was above min_order */
+	if (afa_trials_of(pc, vma->vm_mm, c->slot) && !afa_fault_again(pc, vmf))
+		afa_trials_wait(pc, vma->vm_mm, c->slot, vmf->pgoff);
+	__this_cpu_inc(afa_count.fast_calls);
 	pc->settled_skip--;
 	pc->calls++;
 	if (!afa_pub_order(pub)) {
@@ -1123,6 +1126,21 @@ void afa_probe_map_enter(struct pt_regs *regs)
 
 	if (!afa_probe_fast(pc, regs, vmf, end - start + 1))
 		afa_probe_map_call(pc, regs, vmf, start, end);
+}
+
+/**
+ * afa_probe_fast_calls() - calls that took the fast path, for stats
+ *
+ * Return: their sum over every CPU since load.
+ */
+u64 afa_probe_fast_calls(void)
+{
+	u64 n = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		n += READ_ONCE(per_cpu_ptr(&afa_count, cpu)->fast_calls);
+	return n;
 }
 
 /**

@@ -49,6 +49,7 @@ struct opts {
 	unsigned int seed;	/* PAT_RAND */
 	unsigned int hold_ms;	/* keep the mapping this long afterwards */
 	unsigned int threads;	/* threads sharing each pass */
+	int mapped;		/* report the pages the touches mapped */
 	const char *path;
 };
 
@@ -63,6 +64,7 @@ static const struct option long_opts[] = {
 	{ "seed", required_argument, NULL, 'r' },
 	{ "hold-ms", required_argument, NULL, 'H' },
 	{ "threads", required_argument, NULL, 't' },
+	{ "mapped", no_argument, NULL, 'm' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -81,12 +83,15 @@ static void usage(FILE *f)
 	      "  -r, --seed N         seed of the random order (1)\n"
 	      "  -H, --hold-ms MS     keep the mapping MS milliseconds afterwards (0)\n"
 	      "  -t, --threads N      N threads split each pass's touches (1)\n"
+	      "  -m, --mapped         also report the pages the touches mapped\n"
 	      "Each pass maps FILE read-only (at the address of the previous pass\n"
 	      "when free), reads one byte per touched page, holds the mapping and\n"
 	      "unmaps it, then prints: phase=N pass=N pages=N minflt=N ns=N\n"
+	      "migrations=N, and with -m mapped=N\n"
 	      "minflt counts the whole process (getrusage RUSAGE_SELF); ns is the\n"
 	      "wall time of the touches, from the first thread's start to the\n"
-	      "last one's end.\n", f);
+	      "last one's end; mapped is the mapping's resident pages after the\n"
+	      "touches (Rss in /proc/self/smaps): what the faults' windows mapped.\n", f);
 }
 
 static enum pattern parse_pattern(const char *s)
@@ -113,7 +118,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 
 	*o = (struct opts){ .stride = 2 << 20, .run = 1, .advice = MADV_NORMAL,
 			    .seed = 1, .threads = 1 };
-	while ((c = getopt_long(argc, argv, "p:n:s:R:l:a:Sr:H:t:h", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "p:n:s:R:l:a:Sr:H:t:mh", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			add_phase(o, optarg);
@@ -157,6 +162,9 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 			if (o->threads < 1 || o->threads > 256)
 				fatal("threads must be 1..256");
 			break;
+		case 'm':
+			o->mapped = 1;
+			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -181,6 +189,33 @@ static long minflt_now(void)
 	if (getrusage(RUSAGE_SELF, &ru))
 		fatal("getrusage: %s", strerror(errno));
 	return ru.ru_minflt;
+}
+
+/*
+ * Pages of the mapping at @map mapped now: its Rss in /proc/self/smaps,
+ * which counts what the windows of its faults mapped, and nothing of the
+ * program's own.
+ */
+static long mapped_pages(const void *map)
+{
+	FILE *f = fopen("/proc/self/smaps", "r");
+	unsigned long start, end, kib;
+	int found = 0;
+	char line[512], perms[8];
+
+	if (!f)
+		fatal("/proc/self/smaps: %s", strerror(errno));
+	while (fgets(line, sizeof(line), f)) {
+		/* a mapping's first line: start-end perms ... */
+		if (sscanf(line, "%lx-%lx %7s", &start, &end, perms) == 3)
+			found = start == (uintptr_t)map;
+		else if (found && sscanf(line, "Rss: %lu kB", &kib) == 1)
+			break;
+	}
+	fclose(f);
+	if (!found)
+		fatal("/proc/self/smaps: no Rss for the mapping at %p", map);
+	return kib * 1024 / sysconf(_SC_PAGESIZE);
 }
 
 /* Fisher-Yates over page indices, with a small private LCG for repeatability. */
@@ -356,9 +391,12 @@ static void *run_pass(const struct opts *o, int fd, size_t len, void *hint,
 	flt1 = minflt_now();
 	mig1 = migrations_now(mig_fd);
 
-	printf("phase=%u pass=%u pages=%zu minflt=%ld ns=%llu migrations=%lld\n",
+	printf("phase=%u pass=%u pages=%zu minflt=%ld ns=%llu migrations=%lld",
 	       phase, pass, touched, flt1 - flt0, (unsigned long long)(t1 - t0),
 	       mig_fd < 0 ? -1 : mig1 - mig0);
+	if (o->mapped)
+		printf(" mapped=%ld", mapped_pages(map));
+	putchar('\n');
 	fflush(stdout);
 	if (o->hold_ms)
 		usleep(o->hold_ms * 1000);

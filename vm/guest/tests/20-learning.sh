@@ -97,10 +97,16 @@ check "sparse: the scan's stream keeps its window (order $(stream_class_col "$(f
 si=$(fid $sparse)
 f0=$(stream_class_col "$si" rodata faults)
 t0=$(stream_class_col "$si" rodata tested)
+fast0=$(kv fast_calls "$(head -n 1 $STATS)")
+touched=0 mapped=0
 for i in 1 2 3 4; do
-	afa-work -p stride $sparse >/dev/null
+	out=$(afa-work -m -p stride $sparse)
+	echo "settled: process $i: $out; stream order $(stream_class_col "$si" rodata order)"
+	touched=$((touched + $(kv pages "$out")))
+	mapped=$((mapped + $(kv mapped "$out")))
 done
 wait_periods 1
+fast1=$(kv fast_calls "$(head -n 1 $STATS)")
 f1=$(stream_class_col "$si" rodata faults)
 t1=$(stream_class_col "$si" rodata tested)
 settled=$(stream_class_col "$si" rodata settled)
@@ -111,6 +117,18 @@ check "settled: the sparse stream at order 0 is settled ($settled)" \
 	test "${settled:-0}" = 1
 check "settled: its faults are tested about one in eight ($dt of $df: between 1/32 and 1/4)" \
 	test "$df" -ge 2000 -a $((dt * 32)) -ge "$df" -a $((dt * 4)) -le "$df"
+# Between the runs its faults take the probe's fast path (probe.c,
+# afa_probe_fast()): all but the tested ones and the first after each
+# run (it ends the run's span); and whichever way they go, every window
+# is the fault's own page: the pages around each touched one are cached,
+# so a window of two pages would map twice the pages (afa-work -m: the
+# mapping's Rss).
+dfast=$((${fast1:-0} - ${fast0:-0}))
+echo "settled: $dfast fast-path calls; $mapped pages mapped for $touched touched"
+check "settled: most of its untested faults take the fast path ($dfast of $df faults, $dt tested: more than half)" \
+	test $((dfast * 2)) -gt $((df - dt))
+check "settled: ... and map the fault's page alone ($mapped pages mapped for $touched touched, at most 8 more)" \
+	test "$touched" -ge 2000 -a "$mapped" -ge "$touched" -a "$mapped" -le $((touched + 8))
 
 # Two mappings of one file that want opposite windows: fresh processes
 # scan its first 64 MiB and probe one page per 2 MiB of all of it, one
