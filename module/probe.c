@@ -1009,6 +1009,35 @@ static void afa_probe_note_call(u32 nr_pages)
 }
 
 /*
+ * Write the window of @order over the arguments; at order 0 the fault's
+ * own page, which contains the fault and lies in the VMA and in the
+ * fault's page table, as afa_window_sane() would find.
+ * Return: the pages of the window the kernel will map.
+ */
+static u32 afa_fast_window(struct pt_regs *regs, struct vm_fault *vmf,
+			   u8 order, u32 nr_pages)
+{
+	struct afa_fault_pos pos;
+	u64 start, end;
+
+	if (!order)
+		return afa_arch_set_window(regs, vmf->pgoff, vmf->pgoff) ?
+		       1 : nr_pages;
+	pos = afa_fault_pos(vmf);
+	afa_window(&pos, order, &start, &end);
+	return afa_actuate(regs, &pos, start, end, nr_pages);
+}
+
+/*
+ * Is this CPU between the runs of its settled streams' tests, with no
+ * span to measure?  Then its next fault may take the fast path.
+ */
+static inline bool afa_probe_fast_due(const struct afa_probe_cpu *pc)
+{
+	return !pc->settled_run && pc->settled_skip && !pc->span.task;
+}
+
+/*
  * The fast path: a fault of the VMA of this CPU's last call, whose
  * stream is settled at min_order, between the runs of its tests
  * (afa_tests_due()), with no span to measure: what a sparse reader's
@@ -1019,21 +1048,22 @@ static void afa_probe_note_call(u32 nr_pages)
  * without building the call's state, and without the full handler's
  * frame, which cost more than the rest (docs/benchmarks.md, "The
  * settled path at order 0").
+ * afa_probe_fast_due() first: the cheap per-CPU half of the conditions,
+ * so that the other calls pay three loads for it.
  * Return: false, having changed nothing, when the call is not such a
  * fault.
  */
-static __always_inline bool afa_probe_fast(struct afa_probe_cpu *pc,
-					   struct pt_regs *regs,
-					   struct vm_fault *vmf, u32 nr_pages)
+static noinline bool afa_probe_fast(struct afa_probe_cpu *pc,
+				    struct pt_regs *regs)
 {
+	struct vm_fault *vmf = (struct vm_fault *)regs_get_kernel_argument(regs, 0);
+	u32 nr_pages = regs_get_kernel_argument(regs, 2) -
+		       regs_get_kernel_argument(regs, 1) + 1;
 	struct afa_vma_cache *c = &pc->cache[pc->cache_last];
 	struct vm_area_struct *vma = vmf->vma;
-	struct afa_fault_pos pos;
-	u64 start, end;
 	u32 pub;
 
-	if (pc->settled_run || !pc->settled_skip || pc->span.task ||
-	    c->slot == AFA_NO_STREAM || c->calibration || !c->judged)
+	if (c->slot == AFA_NO_STREAM || c->calibration || !c->judged)
 		return false;
 	pub = READ_ONCE(*c->pub);
 	if (afa_pub_gen(pub) != c->pub_gen || !afa_pub_settled(pub) ||
@@ -1051,19 +1081,7 @@ static __always_inline bool afa_probe_fast(struct afa_probe_cpu *pc,
 	__this_cpu_inc(afa_count.fast_calls);
 	pc->settled_skip--;
 	pc->calls++;
-	if (!afa_pub_order(pub)) {
-		/*
-		 * The fault's own page: it contains the fault and lies in
-		 * the VMA and in the fault's page table, as afa_window_sane()
-		 * would find.
-		 */
-		if (afa_arch_set_window(regs, vmf->pgoff, vmf->pgoff))
-			nr_pages = 1;
-	} else {
-		pos = afa_fault_pos(vmf);
-		afa_window(&pos, afa_pub_order(pub), &start, &end);
-		nr_pages = afa_actuate(regs, &pos, start, end, nr_pages);
-	}
+	nr_pages = afa_fast_window(regs, vmf, afa_pub_order(pub), nr_pages);
 	c->ev->faults++;
 	c->ev->pages += nr_pages;
 	afa_stream_mark_slot(c->slot);
@@ -1073,10 +1091,11 @@ static __always_inline bool afa_probe_fast(struct afa_probe_cpu *pc,
 
 /* The full handler: everything the probe does, see the top of the file. */
 static noinline void afa_probe_map_call(struct afa_probe_cpu *pc,
-					struct pt_regs *regs,
-					struct vm_fault *vmf, u64 start,
-					u64 end)
+					struct pt_regs *regs)
 {
+	struct vm_fault *vmf = (struct vm_fault *)regs_get_kernel_argument(regs, 0);
+	u64 start = regs_get_kernel_argument(regs, 1);
+	u64 end = regs_get_kernel_argument(regs, 2);
 	struct vm_area_struct *vma = vmf->vma;
 	struct afa_fault_pos pos = afa_fault_pos(vmf);
 	u32 nr_pages = end - start + 1;
@@ -1120,12 +1139,10 @@ static noinline void afa_probe_map_call(struct afa_probe_cpu *pc,
 void afa_probe_map_enter(struct pt_regs *regs)
 {
 	struct afa_probe_cpu *pc = this_cpu_ptr(&afa_probe_cpu);
-	struct vm_fault *vmf = (struct vm_fault *)regs_get_kernel_argument(regs, 0);
-	u64 start = regs_get_kernel_argument(regs, 1);
-	u64 end = regs_get_kernel_argument(regs, 2);
 
-	if (!afa_probe_fast(pc, regs, vmf, end - start + 1))
-		afa_probe_map_call(pc, regs, vmf, start, end);
+	if (afa_probe_fast_due(pc) && afa_probe_fast(pc, regs))
+		return;
+	afa_probe_map_call(pc, regs);
 }
 
 /**
