@@ -890,6 +890,56 @@ static bool afa_fault_again(const struct afa_probe_cpu *pc,
 	       pc->last.pgoff == vmf->pgoff;
 }
 
+/* Where the fault is, in the page units of window.h. */
+static struct afa_fault_pos afa_fault_pos(const struct vm_fault *vmf)
+{
+	struct vm_area_struct *vma = vmf->vma;
+
+	return (struct afa_fault_pos){
+		.pgoff = vmf->pgoff,
+		.pte_off = pte_index(vmf->address),
+		.vma_off = vmf->pgoff - vma->vm_pgoff,
+		.vma_pages = vma_pages(vma),
+		.ptrs_per_pte = PTRS_PER_PTE,
+	};
+}
+
+/*
+ * Write the window of @order over the arguments; at order 0 the fault's
+ * own page, which contains the fault and lies in the VMA and in the
+ * fault's page table, as afa_window_sane() would find.
+ * Return: the pages of the window the kernel will map.
+ */
+static u32 afa_settled_window(struct pt_regs *regs, struct vm_fault *vmf,
+			      u8 order, u32 nr_pages)
+{
+	struct afa_fault_pos pos;
+	u64 start, end;
+
+	if (!order)
+		return afa_arch_set_window(regs, vmf->pgoff, vmf->pgoff) ?
+		       1 : nr_pages;
+	pos = afa_fault_pos(vmf);
+	afa_window(&pos, order, &start, &end);
+	return afa_actuate(regs, &pos, start, end, nr_pages);
+}
+
+/*
+ * A settled stream's fault at @min_order (afa_act_settled(), and the fast
+ * path): only the trials waiting from above can be wanted; then its
+ * window.
+ */
+static u32 afa_act_at_min(struct afa_probe_cpu *pc, struct vm_fault *vmf,
+			  struct pt_regs *regs, u16 owner, u8 order,
+			  u32 nr_pages)
+{
+	struct mm_struct *mm = vmf->vma->vm_mm;
+
+	if (afa_trials_of(pc, mm, owner) && !afa_fault_again(pc, vmf))
+		afa_trials_wait(pc, mm, owner, vmf->pgoff);
+	return afa_settled_window(regs, vmf, order, nr_pages);
+}
+
 /*
  * afa_act_settled() above @min_order, where the trial test needs a call
  * (its windows, its PTE table).  Not inlined: the kernel may zero every
@@ -923,18 +973,12 @@ static u32 afa_act_settled(struct afa_probe_cpu *pc, struct vm_fault *vmf,
 			   const struct afa_fault_stream *fs, u32 nr_pages)
 {
 	u8 min_order = READ_ONCE(afa_limits.min_order);
-	u64 start, end;
 
 	pc->calls++;
 	if (fs->order > min_order)
 		return afa_act_settled_above(pc, vmf, regs, pos, fs, min_order,
 					     nr_pages);
-	/* at min_order only the trials waiting from above can be wanted */
-	if (afa_trials_of(pc, vmf->vma->vm_mm, fs->owner) &&
-	    !afa_fault_again(pc, vmf))
-		afa_trials_wait(pc, vmf->vma->vm_mm, fs->owner, vmf->pgoff);
-	afa_window(pos, fs->order, &start, &end);
-	return afa_actuate(regs, pos, start, end, nr_pages);
+	return afa_act_at_min(pc, vmf, regs, fs->owner, fs->order, nr_pages);
 }
 
 /*
@@ -986,46 +1030,12 @@ static u32 afa_learn_and_act(struct afa_probe_cpu *pc, struct vm_fault *vmf,
 			   nr_pages);
 }
 
-/* Where the fault is, in the page units of window.h. */
-static struct afa_fault_pos afa_fault_pos(const struct vm_fault *vmf)
-{
-	struct vm_area_struct *vma = vmf->vma;
-
-	return (struct afa_fault_pos){
-		.pgoff = vmf->pgoff,
-		.pte_off = pte_index(vmf->address),
-		.vma_off = vmf->pgoff - vma->vm_pgoff,
-		.vma_pages = vma_pages(vma),
-		.ptrs_per_pte = PTRS_PER_PTE,
-	};
-}
-
 /* Wake the worker if idle; note the largest window the kernel asked. */
 static void afa_probe_note_call(u32 nr_pages)
 {
 	afa_period_wake();
 	if (nr_pages > this_cpu_read(afa_count.max_window))
 		this_cpu_write(afa_count.max_window, nr_pages);
-}
-
-/*
- * Write the window of @order over the arguments; at order 0 the fault's
- * own page, which contains the fault and lies in the VMA and in the
- * fault's page table, as afa_window_sane() would find.
- * Return: the pages of the window the kernel will map.
- */
-static u32 afa_fast_window(struct pt_regs *regs, struct vm_fault *vmf,
-			   u8 order, u32 nr_pages)
-{
-	struct afa_fault_pos pos;
-	u64 start, end;
-
-	if (!order)
-		return afa_arch_set_window(regs, vmf->pgoff, vmf->pgoff) ?
-		       1 : nr_pages;
-	pos = afa_fault_pos(vmf);
-	afa_window(&pos, order, &start, &end);
-	return afa_actuate(regs, &pos, start, end, nr_pages);
 }
 
 /*
@@ -1075,13 +1085,11 @@ static noinline bool afa_probe_fast(struct afa_probe_cpu *pc,
 	    !(READ_ONCE(afa_classes) & BIT(c->class)))
 		return false;
 	afa_probe_note_call(nr_pages);
-	/* trials waiting from when the stream was above min_order */
-	if (afa_trials_of(pc, vma->vm_mm, c->slot) && !afa_fault_again(pc, vmf))
-		afa_trials_wait(pc, vma->vm_mm, c->slot, vmf->pgoff);
 	__this_cpu_inc(afa_count.fast_calls);
 	pc->settled_skip--;
 	pc->calls++;
-	nr_pages = afa_fast_window(regs, vmf, afa_pub_order(pub), nr_pages);
+	nr_pages = afa_act_at_min(pc, vmf, regs, c->slot, afa_pub_order(pub),
+				  nr_pages);
 	c->ev->faults++;
 	c->ev->pages += nr_pages;
 	afa_stream_mark_slot(c->slot);
