@@ -71,6 +71,7 @@ int afa_probe_init(void);
 void afa_probe_exit(void);
 int afa_probe_enable(bool on);
 unsigned long afa_probe_nmissed(void);
+u64 afa_probe_fast_calls(void);
 const char *afa_probe_attach_name(bool *enabled);
 void afa_probe_fault(struct address_space *mapping, pgoff_t pgoff);
 struct pt_regs;
@@ -115,7 +116,6 @@ int afa_period_init(void);
 void afa_period_exit(void);
 void afa_period_kick(void);
 void afa_period_wake(void);
-u64 afa_probe_fast_calls(void);
 void afa_period_show(struct seq_file *m);
 
 /* stats.c */

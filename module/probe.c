@@ -20,9 +20,9 @@
  *     arguments, where the architecture can (arch.h).
  *
  * A settled stream's fault at min_order between its runs of tests, the
- * one a sparse reader makes at nearly every fault, takes a fast path
- * that does steps 1 and 5 alone, without the rest's frame
- * (afa_probe_fast()).
+ * one a sparse reader makes at nearly every fault, takes a fast path:
+ * step 1 through the CPU's last VMA, the trials waiting, step 5 and the
+ * counting, without the rest's frame (afa_probe_fast()).
  *
  * Misses, for the hit ratio, come from the ->fault hooks that run after
  * it on the same CPU (tracepoints.c calls afa_probe_fault()).  The probe is
@@ -1051,13 +1051,12 @@ static inline bool afa_probe_fast_due(const struct afa_probe_cpu *pc)
  * The fast path: a fault of the VMA of this CPU's last call, whose
  * stream is settled at min_order, between the runs of its tests
  * (afa_tests_due()), with no span to measure: what a sparse reader's
- * stream makes of nearly every fault once settled at order 0.  The full
- * handler would do exactly this with such a call (afa_act_settled() at
- * min_order: the trials still waiting, the stream's window, its
- * counters, the record for the ->fault hooks); here it is done
- * without building the call's state, and without the full handler's
- * frame, which cost more than the rest (docs/benchmarks.md, "The
- * settled path at order 0").
+ * stream makes of nearly every fault once settled at order 0.  It does
+ * what the full handler does with such a call (afa_act_settled() at
+ * min_order, whose afa_act_at_min() it shares; the counters, the record
+ * for the ->fault hooks) without building the call's state, and without
+ * the full handler's frame, which cost more than the rest
+ * (docs/benchmarks.md, "The settled path at order 0").
  * afa_probe_fast_due() first: the cheap per-CPU half of the conditions,
  * so that the other calls pay three loads for it.
  * Return: false, having changed nothing, when the call is not such a
