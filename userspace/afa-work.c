@@ -200,22 +200,22 @@ static long mapped_pages(const void *map)
 {
 	FILE *f = fopen("/proc/self/smaps", "r");
 	unsigned long start, end, kib;
+	char line[4096], perms[8];
 	int found = 0;
-	char line[512], perms[8];
 
 	if (!f)
 		fatal("/proc/self/smaps: %s", strerror(errno));
 	while (fgets(line, sizeof(line), f)) {
 		/* a mapping's first line: start-end perms ... */
-		if (sscanf(line, "%lx-%lx %7s", &start, &end, perms) == 3)
+		if (sscanf(line, "%lx-%lx %7s", &start, &end, perms) == 3) {
 			found = start == (uintptr_t)map;
-		else if (found && sscanf(line, "Rss: %lu kB", &kib) == 1)
-			break;
+		} else if (found && sscanf(line, "Rss: %lu kB", &kib) == 1) {
+			fclose(f);
+			return kib * 1024 / sysconf(_SC_PAGESIZE);
+		}
 	}
 	fclose(f);
-	if (!found)
-		fatal("/proc/self/smaps: no Rss for the mapping at %p", map);
-	return kib * 1024 / sysconf(_SC_PAGESIZE);
+	fatal("/proc/self/smaps: no Rss for the mapping at %p", map);
 }
 
 /* Fisher-Yates over page indices, with a small private LCG for repeatability. */
