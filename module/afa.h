@@ -115,8 +115,20 @@ int afa_kprobe_register(struct kprobe *kp);
 int afa_period_init(void);
 void afa_period_exit(void);
 void afa_period_kick(void);
-void afa_period_wake(void);
+void afa_period_wake_up(void);
 void afa_period_show(struct seq_file *m);
+extern bool afa_period_idle;
+
+/*
+ * afa_period_wake() - start folding again after an idle stretch
+ *
+ * Fault path: one read while the worker runs, inline at every call.
+ */
+static inline void afa_period_wake(void)
+{
+	if (unlikely(READ_ONCE(afa_period_idle)))
+		afa_period_wake_up();
+}
 
 /* stats.c */
 int afa_stats_init(void);

@@ -67,7 +67,8 @@ static unsigned long afa_last_fold;	/* jiffies */
 static bool afa_period_stopping;
 /* When the next fold runs at the latest; far ahead while idle. */
 static unsigned long afa_next_fold;
-static bool afa_period_idle;
+/* No fold queued until a fault comes (afa_period_wake(), afa.h). */
+bool afa_period_idle;
 /* Folds left since a move that a kick runs at once; 0: wait a jiffy. */
 static unsigned int afa_quick_left;
 
@@ -115,14 +116,14 @@ void afa_period_kick(void)
 }
 
 /**
- * afa_period_wake() - start folding again after an idle stretch
+ * afa_period_wake_up() - start folding again after an idle stretch
  *
- * Fault path: one read while the worker runs.
+ * Fault path, preemption off; afa_period_wake() calls it while the
+ * worker is idle.
  */
-void afa_period_wake(void)
+void afa_period_wake_up(void)
 {
-	if (unlikely(READ_ONCE(afa_period_idle)))
-		irq_work_queue(this_cpu_ptr(&afa_kick_work));
+	irq_work_queue(this_cpu_ptr(&afa_kick_work));
 }
 
 /*

@@ -203,6 +203,7 @@ struct afa_probe_cpu {
 	struct afa_last_map last;
 	struct afa_span_mark span;
 	unsigned int kick_credit;	/* evidence since the last kick */
+	bool kick_useful;		/* some of it can move a stream */
 	unsigned int rare_count;	/* due trials of rare-trial streams */
 	unsigned int memo_next;		/* next memo to overwrite */
 	u32 rand;			/* xorshift32 state of sample gaps */
@@ -555,6 +556,56 @@ static bool afa_trial_due(struct afa_probe_cpu *pc, bool rare)
  */
 #define AFA_SETTLED_EVERY	8
 #define AFA_SETTLED_RUN		AFA_MIN_SAMPLES_DEFAULT
+#define AFA_SETTLED_GAP		(AFA_SETTLED_RUN * (AFA_SETTLED_EVERY - 1))
+
+/*
+ * At min_order a settled stream has no trials, and its growth test is
+ * the only evidence a run gathers: a sparse reader's, whose test finds
+ * nothing, at every run.  Its runs come once in AFA_SETTLED_EVERY_MIN
+ * faults instead: 64, a gap of 504 on average, the runs' cost an eighth
+ * of what it is at one in eight (docs/benchmarks.md, "Rarer tests at
+ * rest").  What the growth test would find first when such a reader
+ * turns into a scan, a fault next to the one before, cuts a longer gap
+ * to the usual one at once (afa_settled_skip()): a scan still unsettles
+ * the stream within about 64 faults, and a stream that rests at
+ * min_order with its faults next to each other (a page price, or
+ * max_order) is tested as often as at any other order, no more.
+ */
+#define AFA_SETTLED_EVERY_MIN	64
+
+/* The faults to skip before the next run, for a stream at @order. */
+static u32 afa_settled_gap(struct afa_probe_cpu *pc, u8 order)
+{
+	u32 every = AFA_SETTLED_EVERY;
+
+	if (order <= READ_ONCE(afa_limits.min_order))
+		every = AFA_SETTLED_EVERY_MIN;
+	return afa_sample_gap(pc, AFA_SETTLED_RUN * (every - 1));
+}
+
+/*
+ * Is this fault on a page next to the one of this CPU's last call, in
+ * the same file?  (Not the same page: that is a fault taken again.)
+ */
+static bool afa_fault_next(const struct afa_probe_cpu *pc,
+			   const struct vm_fault *vmf)
+{
+	return pc->last.mapping == vmf->vma->vm_file->f_mapping &&
+	       vmf->pgoff - pc->last.pgoff + 1 <= 2 &&
+	       vmf->pgoff != pc->last.pgoff;
+}
+
+/*
+ * A settled fault between runs of tests: one fewer to skip, and a gap
+ * longer than the usual mean cut to it at a fault next to the last.
+ */
+static inline void afa_settled_skip(struct afa_probe_cpu *pc,
+				    const struct vm_fault *vmf)
+{
+	if (pc->settled_skip > AFA_SETTLED_GAP && afa_fault_next(pc, vmf))
+		pc->settled_skip = AFA_SETTLED_GAP;
+	pc->settled_skip--;
+}
 
 /*
  * Is every fault of this mapping tested?  While its stream learns (and
@@ -571,7 +622,8 @@ static bool afa_tests_all(const struct afa_fault_stream *fs)
  * else in the settled stream's runs of tested faults only.
  */
 static bool afa_tests_due(struct afa_probe_cpu *pc,
-			  const struct afa_fault_stream *fs)
+			  const struct afa_fault_stream *fs,
+			  const struct vm_fault *vmf)
 {
 	if (afa_tests_all(fs))
 		return true;
@@ -580,13 +632,12 @@ static bool afa_tests_due(struct afa_probe_cpu *pc,
 		return true;
 	}
 	if (pc->settled_skip) {
-		pc->settled_skip--;
+		afa_settled_skip(pc, vmf);
 		return false;
 	}
 	/* this fault starts a run; the next run after a gap of the mean */
 	pc->settled_run = AFA_SETTLED_RUN - 1;
-	pc->settled_skip = afa_sample_gap(pc, AFA_SETTLED_RUN *
-					  (AFA_SETTLED_EVERY - 1));
+	pc->settled_skip = afa_settled_gap(pc, fs->order);
 	return true;
 }
 
@@ -904,24 +955,34 @@ static struct afa_fault_pos afa_fault_pos(const struct vm_fault *vmf)
 	};
 }
 
+/* afa_settled_window() above order 0: the window computed. */
+static noinline u32
+afa_settled_window_above(struct pt_regs *regs, struct vm_fault *vmf,
+			 u8 order, u32 nr_pages)
+{
+	struct afa_fault_pos pos = afa_fault_pos(vmf);
+	u64 start, end;
+
+	afa_window(&pos, order, &start, &end);
+	return afa_actuate(regs, &pos, start, end, nr_pages);
+}
+
 /*
  * Write the window of @order over the arguments; at order 0 the fault's
  * own page, which contains the fault and lies in the VMA and in the
- * fault's page table, as afa_window_sane() would find.
+ * fault's page table, as afa_window_sane() would find.  Inline, so that
+ * the fast path's frame holds no afa_fault_pos at order 0 (the kernel
+ * may zero every stack variable at its declaration).
  * Return: the pages of the window the kernel will map.
  */
-static u32 afa_settled_window(struct pt_regs *regs, struct vm_fault *vmf,
-			      u8 order, u32 nr_pages)
+static inline u32 afa_settled_window(struct pt_regs *regs,
+				     struct vm_fault *vmf, u8 order,
+				     u32 nr_pages)
 {
-	struct afa_fault_pos pos;
-	u64 start, end;
-
 	if (!order)
 		return afa_arch_set_window(regs, vmf->pgoff, vmf->pgoff) ?
 		       1 : nr_pages;
-	pos = afa_fault_pos(vmf);
-	afa_window(&pos, order, &start, &end);
-	return afa_actuate(regs, &pos, start, end, nr_pages);
+	return afa_settled_window_above(regs, vmf, order, nr_pages);
 }
 
 /*
@@ -929,9 +990,9 @@ static u32 afa_settled_window(struct pt_regs *regs, struct vm_fault *vmf,
  * path): only the trials waiting from above can be wanted; then its
  * window.
  */
-static u32 afa_act_at_min(struct afa_probe_cpu *pc, struct vm_fault *vmf,
-			  struct pt_regs *regs, u16 owner, u8 order,
-			  u32 nr_pages)
+static __always_inline u32
+afa_act_at_min(struct afa_probe_cpu *pc, struct vm_fault *vmf,
+	       struct pt_regs *regs, u16 owner, u8 order, u32 nr_pages)
 {
 	struct mm_struct *mm = vmf->vma->vm_mm;
 
@@ -982,6 +1043,21 @@ static u32 afa_act_settled(struct afa_probe_cpu *pc, struct vm_fault *vmf,
 }
 
 /*
+ * Can this tested fault's evidence move its stream?  Not a settled
+ * stream's at min_order whose tests found nothing (@hit): the law can
+ * move such a stream only up, on hits.  A CPU's 16 tested faults ask for
+ * a fold only when some of them can (afa_learn_and_act()): a new
+ * mapping's 32 tests of a sparse reader's file (its first verdict)
+ * asked two folds of every process for nothing (docs/benchmarks.md,
+ * "Rarer tests at rest"); their batches wait for the period's fold.
+ */
+static bool afa_kick_useful(const struct afa_fault_stream *fs, u8 order,
+			    u8 min_order, bool hit)
+{
+	return !fs->settled || order > min_order || hit;
+}
+
+/*
  * Evidence and window of a fault the module steers, and tests.  Trials
  * and tests are taken at the stream's own order, which is then also the
  * order applied (or one less, on trial).
@@ -1022,9 +1098,13 @@ static u32 afa_learn_and_act(struct afa_probe_cpu *pc, struct vm_fault *vmf,
 	if (fs->slot && afa_tests_all(fs))
 		afa_split_check(pc, vmf->vma, fs, ev->tested + ev->trials - outcomes,
 				ev->grow_hits + ev->trial_hits - hits);
+	pc->kick_useful |= afa_kick_useful(fs, order, min_order,
+					   ev->grow_hits + ev->trial_hits != hits);
 	if (++pc->kick_credit >= AFA_KICK_EVIDENCE) {
+		if (pc->kick_useful)
+			afa_period_kick();
 		pc->kick_credit = 0;
-		afa_period_kick();
+		pc->kick_useful = false;
 	}
 	return afa_actuate(regs, pos, c.w.start[apply], c.w.end[apply],
 			   nr_pages);
@@ -1085,7 +1165,7 @@ static noinline bool afa_probe_fast(struct afa_probe_cpu *pc,
 		return false;
 	afa_probe_note_call(nr_pages);
 	__this_cpu_inc(afa_count.fast_calls);
-	pc->settled_skip--;
+	afa_settled_skip(pc, vmf);
 	pc->calls++;
 	nr_pages = afa_act_at_min(pc, vmf, regs, c->slot, afa_pub_order(pub),
 				  nr_pages);
@@ -1122,7 +1202,7 @@ static noinline void afa_probe_map_call(struct afa_probe_cpu *pc,
 		(READ_ONCE(afa_classes) & BIT(fs.c->class));
 	/* Observing, every call is tested, and a sample of them checked. */
 	if (steer)
-		tests = afa_tests_due(pc, &fs);
+		tests = afa_tests_due(pc, &fs, vmf);
 	if (tests && afa_contract_due(pc) &&
 	    !afa_kernel_window_ok(&pos, start, end))
 		this_cpu_inc(afa_count.contract_mismatch);

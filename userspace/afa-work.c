@@ -50,6 +50,7 @@ struct opts {
 	unsigned int hold_ms;	/* keep the mapping this long afterwards */
 	unsigned int threads;	/* threads sharing each pass */
 	int mapped;		/* report the pages the touches mapped */
+	int keep;		/* one mapping for every phase and pass */
 	const char *path;
 };
 
@@ -65,6 +66,7 @@ static const struct option long_opts[] = {
 	{ "hold-ms", required_argument, NULL, 'H' },
 	{ "threads", required_argument, NULL, 't' },
 	{ "mapped", no_argument, NULL, 'm' },
+	{ "keep", no_argument, NULL, 'k' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -84,6 +86,8 @@ static void usage(FILE *f)
 	      "  -H, --hold-ms MS     keep the mapping MS milliseconds afterwards (0)\n"
 	      "  -t, --threads N      N threads split each pass's touches (1)\n"
 	      "  -m, --mapped         also report the pages the touches mapped\n"
+	      "  -k, --keep           one mapping for every phase and pass, unmapped\n"
+	      "                       at the end: a pattern that changes in a mapping\n"
 	      "Each pass maps FILE read-only (at the address of the previous pass\n"
 	      "when free), reads one byte per touched page, holds the mapping and\n"
 	      "unmaps it, then prints: phase=N pass=N pages=N minflt=N ns=N\n"
@@ -118,7 +122,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 
 	*o = (struct opts){ .stride = 2 << 20, .run = 1, .advice = MADV_NORMAL,
 			    .seed = 1, .threads = 1 };
-	while ((c = getopt_long(argc, argv, "p:n:s:R:l:a:Sr:H:t:mh", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "p:n:s:R:l:a:Sr:H:t:mkh", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			add_phase(o, optarg);
@@ -164,6 +168,9 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 			break;
 		case 'm':
 			o->mapped = 1;
+			break;
+		case 'k':
+			o->keep = 1;
 			break;
 		case 'h':
 			usage(stdout);
@@ -354,16 +361,9 @@ static void stop_threads(void)
 		pthread_barrier_wait(&job_start);
 }
 
-/* One pass: map, touch, report, hold, unmap. */
-static void *run_pass(const struct opts *o, int fd, size_t len, void *hint,
-		      const size_t *rand_idx, int mig_fd, unsigned int phase,
-		      unsigned int pass)
+/* Map @len bytes of FILE read-only, at @hint when free, and advise it. */
+static void *map_file(const struct opts *o, int fd, size_t len, void *hint)
 {
-	long long mig0, mig1;
-	enum pattern pattern = o->phase[phase].pattern;
-	size_t page = sysconf(_SC_PAGESIZE), touched;
-	long flt0, flt1;
-	uint64_t t0, t1;
 	void *map;
 
 	map = mmap(hint, len, PROT_READ, o->shared ? MAP_SHARED : MAP_PRIVATE,
@@ -372,6 +372,25 @@ static void *run_pass(const struct opts *o, int fd, size_t len, void *hint,
 		fatal("mmap %s: %s", o->path, strerror(errno));
 	if (madvise(map, len, o->advice))
 		fatal("madvise: %s", strerror(errno));
+	return map;
+}
+
+/*
+ * One pass: map, touch, report, hold, unmap; with @kept (-k), touch,
+ * report and hold in that mapping, which stays.
+ */
+static void *run_pass(const struct opts *o, int fd, size_t len, void *hint,
+		      void *kept, const size_t *rand_idx, int mig_fd,
+		      unsigned int phase, unsigned int pass)
+{
+	long long mig0, mig1;
+	enum pattern pattern = o->phase[phase].pattern;
+	size_t page = sysconf(_SC_PAGESIZE), touched;
+	long flt0, flt1;
+	uint64_t t0, t1;
+	void *map;
+
+	map = kept ? kept : map_file(o, fd, len, hint);
 	job.map = map;
 	job.idx = pattern == PAT_RAND ? rand_idx : NULL;
 	job.step = pattern == PAT_STRIDE ? o->stride : page;
@@ -400,7 +419,8 @@ static void *run_pass(const struct opts *o, int fd, size_t len, void *hint,
 	fflush(stdout);
 	if (o->hold_ms)
 		usleep(o->hold_ms * 1000);
-	munmap(map, len);
+	if (!kept)
+		munmap(map, len);
 	return map;
 }
 
@@ -409,7 +429,7 @@ int main(int argc, char **argv)
 	size_t page = sysconf(_SC_PAGESIZE);
 	unsigned int phase, pass;
 	size_t *rand_idx = NULL, len;
-	void *hint = NULL;
+	void *hint = NULL, *kept = NULL;
 	struct opts o;
 	struct stat st;
 	int fd, mig_fd;
@@ -438,11 +458,15 @@ int main(int argc, char **argv)
 			rand_idx = random_order(len / page, o.seed);
 	mig_fd = migrations_open();
 	start_threads(o.threads);
+	if (o.keep)
+		kept = map_file(&o, fd, len, NULL);
 
 	for (phase = 0; phase < o.nr_phases; phase++)
 		for (pass = 0; pass < o.phase[phase].passes; pass++)
-			hint = run_pass(&o, fd, len, hint, rand_idx,
+			hint = run_pass(&o, fd, len, hint, kept, rand_idx,
 					mig_fd, phase, pass);
+	if (kept)
+		munmap(kept, len);
 	stop_threads();
 	if (mig_fd >= 0)
 		close(mig_fd);

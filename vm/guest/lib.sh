@@ -148,6 +148,15 @@ stream_class_col() {
 		END { print v }' $STATS
 }
 
+# stream_file_sum FID CLASS COLUMN: a column summed over that file's
+# rows in CLASS, its lanes
+stream_file_sum() {
+	awk -v id="$1" -v cl="$2" -v k="$3" '
+		$1 == "stream" { for (i = 1; i <= NF; i++) col[$i] = i; on = 1; next }
+		on && $col["dev"] ":" $col["ino"] == id && $col["class"] == cl { v += $col[k] }
+		END { print v + 0 }' $STATS
+}
+
 # stream_lane_col FID CLASS LANE COLUMN: a column of that file's row in
 # CLASS and LANE
 stream_lane_col() {

@@ -87,23 +87,25 @@ check "sparse: the scan's stream keeps its window (order $(stream_class_col "$(f
 	test "$(stream_class_col "$(fid $seq)" rodata order)" -ge 5
 
 # Settled: the law has found order 0 right batch after batch, so the
-# sparse stream's faults are tested in runs of 8 in about 64 (probe.c,
-# AFA_SETTLED_EVERY), once each new mapping had its first verdict (32
-# faults tested, split.h): four more processes, 2052 faults, take about
-# 4 * 32 + 1920 / 8 = 368 growth tests, against one a fault while a
-# stream learns.  Runs of 8, a gap of 56 on average drawn from [0, 110]:
-# between 1/32 and 1/4 of the faults is far outside what chance gives
-# either way.
+# sparse stream's faults are tested in runs of 8 in about 512 at
+# min_order (probe.c, AFA_SETTLED_EVERY_MIN), once each new mapping had
+# its first verdict (32 faults tested, split.h; a CPU migration can
+# restart the tally): four more processes, 2052 faults, take about
+# 4 * 32 + 1924 / 64 = 158 growth tests, against one a fault while a
+# stream learns.  Runs of 8, a gap of 504 on average drawn from
+# [0, 1006]: at least one run in the 1924, and fewer than one in 16 of
+# them (one in 8, the cadence above min_order, would be about 240).
 si=$(fid $sparse)
 f0=$(stream_class_col "$si" rodata faults)
 t0=$(stream_class_col "$si" rodata tested)
 fast0=$(kv fast_calls "$(head -n 1 $STATS)")
-touched=0 mapped=0
+touched=0 mapped=0 mig=0
 for i in 1 2 3 4; do
 	out=$(afa-work -m -p stride $sparse)
 	echo "settled: process $i: $out; stream order $(stream_class_col "$si" rodata order)"
 	touched=$((touched + $(kv pages "$out")))
 	mapped=$((mapped + $(kv mapped "$out")))
+	mig=$((mig + $(kv migrations "$out")))
 done
 wait_periods 1
 fast1=$(kv fast_calls "$(head -n 1 $STATS)")
@@ -115,8 +117,9 @@ dt=$((${t1:-0} - ${t0:-0}))
 echo "settled: the sparse stream settled=$settled, $dt of its $df faults tested since"
 check "settled: the sparse stream at order 0 is settled ($settled)" \
 	test "${settled:-0}" = 1
-check "settled: its faults are tested about one in eight ($dt of $df: between 1/32 and 1/4)" \
-	test "$df" -ge 2000 -a $((dt * 32)) -ge "$df" -a $((dt * 4)) -le "$df"
+rest=$((dt - 4 * 32))
+check "settled: after each mapping's first 32, a run of its faults is tested about once in 512 ($dt of $df, $mig migrations: 8 <= $rest <= $df / 16 + 32 * $mig)" \
+	test "$df" -ge 2000 -a "$rest" -ge 8 -a "$rest" -le $((df / 16 + 32 * mig))
 # Between the runs its faults take the probe's fast path (probe.c,
 # afa_probe_fast()): all but the tested ones and the first after each
 # run (it ends the run's span); and whichever way they go, every window
@@ -129,6 +132,34 @@ check "settled: most of its untested faults take the fast path ($dfast of $df fa
 	test $((dfast * 2)) -gt $((df - dt))
 check "settled: ... and map the fault's page alone ($mapped pages mapped for $touched touched, at most 8 more)" \
 	test "$touched" -ge 2000 -a "$mapped" -ge "$touched" -a "$mapped" -le $((touched + 8))
+# A reader that turns into a scan in the same mapping (afa-work -k):
+# 200 touches 4 pages apart (its first 32 faults its verdict, the rest
+# settled), then every page of the first 800, 600 faults at order 0,
+# each next to the one before but the first.  Such a fault cuts the
+# long gap of a stream at min_order to the usual 56 (probe.c,
+# afa_settled_skip()): a run of 8 in 65 faults at least, until a fold
+# unsettles the stream and every fault is tested (and the window grows,
+# and the scan takes fewer faults): 8 tests in every 65 of the scan's
+# faults after its first, one run fewer for each move to another CPU (a
+# CPU's gap is its own); 9 runs at order 0.  Without the cut a run
+# comes once in about 512 faults: about 1.5 runs in the 768 settled
+# faults, 44 tests (three VM runs: 40 each, and 300 faults for 300
+# pages); 9 runs there only if a fold unsettled the stream early in the
+# scan.  The tests are summed over the file's
+# lanes: once unsettled, the mapping may be judged again and move to a
+# lane of its own.
+t0=$(stream_file_sum "$si" rodata tested)
+out=$(afa-work -k -l 3276800 -s 16384 -p stride -p seq $sparse)
+wait_periods 1
+t1=$(stream_file_sum "$si" rodata tested)
+dt=$((t1 - t0))
+mig=$(echo "$out" | awk -F'migrations=' '/phase=1/ { split($2, a, " "); print a[1] }')
+sflt=$(echo "$out" | awk -F'minflt=' '/phase=1/ { split($2, a, " "); print a[1] }')
+runs=$(((${sflt:-0} - 1) / 65 - ${mig:-0}))
+echo "turn: $(echo "$out" | tr '\n' ' '); $dt tested in the file's lanes:"
+awk -v id="$si" '$1 == "stream" || $3 ":" $4 == id' $STATS
+check "turn: a settled sparse reader that turns into a scan is tested again within 65 faults ($dt tested >= 32 + $runs runs of 8: $sflt faults, $mig migrations in the scan)" \
+	test "$dt" -ge $((32 + 8 * runs))
 
 # Two mappings of one file that want opposite windows: fresh processes
 # scan its first 64 MiB and probe one page per 2 MiB of all of it, one
