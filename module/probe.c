@@ -585,7 +585,9 @@ static u32 afa_settled_gap(struct afa_probe_cpu *pc, u8 order)
 
 /*
  * Is this fault on a page next to the one of this CPU's last call, in
- * the same file?  (Not the same page: that is a fault taken again.)
+ * the same file?  (Not the same page: that is a fault taken again.)  The
+ * mapping is compared as a pointer: one freed and reused for another
+ * file since can only start a run of tests early.
  */
 static bool afa_fault_next(const struct afa_probe_cpu *pc,
 			   const struct vm_fault *vmf)
