@@ -30,7 +30,7 @@
 
 enum pattern { PAT_SEQ, PAT_RAND, PAT_STRIDE };
 
-/* A phase: one access pattern, repeated over fresh mappings. */
+/* A phase: one access pattern, repeated over fresh mappings (-k: one). */
 struct phase {
 	enum pattern pattern;
 	unsigned int passes;	/* mmap, touch, hold, munmap; this often */
