@@ -91,6 +91,42 @@ static void afa_split_unknown_lane(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, afa_split_judge(&t, true, true), AFA_SPLIT_MOVE);
 }
 
+/*
+ * A quiet mapping: in a sparse lane, no hit in its first AFA_SPLIT_QUIET
+ * outcomes, it is judged then and stays, and waits for its next verdict
+ * until twice that; one hit, or a dense lane, or one without evidence,
+ * and it waits for AFA_SPLIT_OUTCOMES as any.
+ */
+static void afa_split_quiet_judged_early(struct kunit *test)
+{
+	struct afa_split_tally t = {};
+
+	count_faults(&t, AFA_SPLIT_QUIET - 1, 0);
+	KUNIT_EXPECT_EQ(test, afa_split_judge(&t, true, false), AFA_SPLIT_WAIT);
+	afa_split_count(&t, 1, 0);
+	KUNIT_EXPECT_EQ(test, afa_split_judge(&t, true, false), AFA_SPLIT_STAY);
+	/* then a scan's outcomes: no verdict before twice AFA_SPLIT_QUIET */
+	count_faults(&t, AFA_SPLIT_QUIET - 1, 8);
+	KUNIT_EXPECT_EQ(test, afa_split_judge(&t, true, false), AFA_SPLIT_WAIT);
+	afa_split_count(&t, 1, 1);
+	KUNIT_EXPECT_NE(test, afa_split_judge(&t, true, false), AFA_SPLIT_WAIT);
+
+	/* one hit in the first AFA_SPLIT_QUIET: the usual first verdict */
+	t = (struct afa_split_tally){};
+	count_faults(&t, AFA_SPLIT_QUIET, 1);
+	KUNIT_EXPECT_EQ(test, afa_split_judge(&t, true, false), AFA_SPLIT_WAIT);
+	count_faults(&t, AFA_SPLIT_OUTCOMES - AFA_SPLIT_QUIET - 1, 0);
+	KUNIT_EXPECT_EQ(test, afa_split_judge(&t, true, false), AFA_SPLIT_WAIT);
+	afa_split_count(&t, 1, 0);
+	KUNIT_EXPECT_EQ(test, afa_split_judge(&t, true, false), AFA_SPLIT_STAY);
+
+	/* a dense lane, a lane without evidence: no early verdict */
+	t = (struct afa_split_tally){};
+	count_faults(&t, AFA_SPLIT_QUIET, 0);
+	KUNIT_EXPECT_EQ(test, afa_split_judge(&t, true, true), AFA_SPLIT_WAIT);
+	KUNIT_EXPECT_EQ(test, afa_split_judge(&t, false, false), AFA_SPLIT_WAIT);
+}
+
 /* Verdicts at 32, 64, 128, ... outcomes: a handful in thousands of faults. */
 static void afa_split_verdicts_double(struct kunit *test)
 {
@@ -247,6 +283,7 @@ static struct kunit_case afa_split_cases[] = {
 	KUNIT_CASE(afa_split_direction),
 	KUNIT_CASE(afa_split_margins),
 	KUNIT_CASE(afa_split_unknown_lane),
+	KUNIT_CASE(afa_split_quiet_judged_early),
 	KUNIT_CASE(afa_split_verdicts_double),
 	KUNIT_CASE(afa_split_count_saturates),
 	KUNIT_CASE(afa_split_hits_within_outcomes),

@@ -53,6 +53,15 @@
  * (With 16, one process in five of a dense random reader left the scans'
  * lane of its file for a sparse one and kept small windows: fresh-rand,
  * 44.6% over the best static order, against 15.1% without lanes.)
+ *
+ * One verdict comes sooner: in a sparse lane, a mapping none of whose
+ * first AFA_SPLIT_QUIET outcomes hit is judged then, to stay (its next
+ * verdict at twice that, the usual first's place).  A mapping of density
+ * 3/8 shows 16 misses in a row with a chance of (5/8)^16, below 0.1%; a
+ * scan at min_order, which hits every other fault, never does.  Every
+ * fault is tested until a mapping's first verdict: a new sparse reader
+ * of a settled file took 32 tested faults, about 18,000 instructions,
+ * where 16 tell (docs/benchmarks.md, "Quieter first verdicts").
  */
 #ifndef _AFA_SPLIT_H
 #define _AFA_SPLIT_H
@@ -63,6 +72,7 @@
 #include "control_law.h"
 
 #define AFA_SPLIT_OUTCOMES	32
+#define AFA_SPLIT_QUIET		16	/* outcomes, none hit: a sparse lane's */
 
 /* The lanes' threshold, and the margins a mapping must pass to move. */
 #define AFA_SPLIT_DENSE		(AFA_UNIT / 4)
@@ -110,6 +120,18 @@ static inline void afa_split_count(struct afa_split_tally *t,
 	}
 }
 
+/*
+ * Is this a mapping's first verdict, early: none of its first
+ * AFA_SPLIT_QUIET outcomes hit, in a lane whose evidence is known and
+ * sparse?
+ */
+static inline bool afa_split_quiet(const struct afa_split_tally *t,
+				   bool known, bool dense)
+{
+	return !t->next && known && !dense && !t->hits &&
+	       t->outcomes >= AFA_SPLIT_QUIET;
+}
+
 /**
  * afa_split_judge() - does a mapping belong in the other lane?
  * @t:		its tally; restarted when it moves
@@ -124,7 +146,8 @@ afa_split_judge(struct afa_split_tally *t, bool known, bool dense)
 {
 	bool move;
 
-	if (t->outcomes < max_t(u16, t->next, AFA_SPLIT_OUTCOMES))
+	if (t->outcomes < max_t(u16, t->next, AFA_SPLIT_OUTCOMES) &&
+	    !afa_split_quiet(t, known, dense))
 		return AFA_SPLIT_WAIT;
 	t->next = 2 * t->outcomes;
 	if (dense)
