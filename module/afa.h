@@ -51,6 +51,16 @@ struct afa_fault_limits {
 };
 
 extern struct afa_fault_limits afa_limits;
+
+/*
+ * The generation of what decides whether the module steers a settled
+ * fault: enabled, classes, afa_limits' act and min_order.  Their writers
+ * call afa_steer_changed() after the write; the fast path (probe.c)
+ * compares it with the generation its VMA's entry was stamped at, in
+ * place of reading each of them.  Never 0: an entry stamped 0 is none.
+ */
+extern atomic_t afa_steer_gen;
+void afa_steer_changed(void);
 extern unsigned long afa_table_gen;
 
 /* control.c: the per-class, per-domain law states, and the law's runner */

@@ -116,6 +116,7 @@ void afa_contract_fold(u32 mismatches)
 		return;
 	afa_contract_broken = true;
 	WRITE_ONCE(afa_limits.act, false);
+	afa_steer_changed();
 	pr_warn("%u kernel fault-around windows do not match do_fault_around() as this module knows it: observing, not setting windows, until reloaded\n",
 		mismatches);
 }

@@ -23,6 +23,7 @@ static int __init afa_init(void)
 	if (!AFA_ARCH_CAN_SET_WINDOW)
 		pr_info("this architecture cannot set the window yet: observing only\n");
 	WRITE_ONCE(afa_limits.act, afa_contract_init() && AFA_ARCH_CAN_SET_WINDOW);
+	afa_steer_changed();
 	err = afa_stream_init();
 	if (err)
 		return err;

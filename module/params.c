@@ -323,6 +323,7 @@ static int afa_set_classes(const char *val, const struct kernel_param *kp)
 	if (strscpy(buf, val, sizeof(buf)) < 0 || afa_parse_classes(buf, &mask))
 		return afa_reject(kp, val);
 	WRITE_ONCE(afa_classes, mask);
+	afa_steer_changed();
 	trace_afa_param(kp->name, old, mask);
 	return 0;
 }

@@ -37,6 +37,19 @@ DEFINE_PER_CPU(struct afa_cpu_count, afa_count);
 /* What the fault path reads of the worker's decisions. */
 struct afa_fault_limits afa_limits = { .max_order = AFA_ORDER_MAX };
 unsigned long afa_table_gen;
+atomic_t afa_steer_gen = ATOMIC_INIT(1);
+
+/**
+ * afa_steer_changed() - a parameter the fast path relies on was written
+ *
+ * Any context, after the write: fully ordered, so that a fault path that
+ * reads the new generation (acquire) reads the new value.  Skips 0.
+ */
+void afa_steer_changed(void)
+{
+	if (!atomic_inc_return(&afa_steer_gen))
+		atomic_inc(&afa_steer_gen);
+}
 
 /* Global figures of the folds, for stats. */
 struct afa_global_stats {
@@ -153,7 +166,10 @@ static bool afa_period_params(struct afa_ctl_params *p)
 {
 	bool changed = afa_params_snapshot(p);
 
-	WRITE_ONCE(afa_limits.min_order, p->min_order);
+	if (READ_ONCE(afa_limits.min_order) != p->min_order) {
+		WRITE_ONCE(afa_limits.min_order, p->min_order);
+		afa_steer_changed();
+	}
 	WRITE_ONCE(afa_limits.max_order, p->max_order);
 	if (changed)
 		afa_stream_rebound(p);

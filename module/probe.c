@@ -137,6 +137,8 @@ struct afa_vma_cache {
 	const u32 *pub;			/* the slot's published word */
 	struct afa_evidence *ev;	/* this CPU's counters of the slot */
 	u32 pub_gen;			/* generation of the slot when found */
+	u32 fast_pub;			/* published word of the fast path's */
+	u32 fast_gen;			/* afa_steer_gen then; 0: no fast path */
 	u16 slot;			/* stream, or AFA_NO_STREAM */
 	u8 class;			/* enum afa_class */
 	u8 lane;			/* lane of the VMA in its file */
@@ -150,6 +152,7 @@ struct afa_vma_cache {
 struct afa_fault_stream {
 	struct afa_vma_cache *c;	/* this CPU's entry for the VMA */
 	struct afa_evidence *ev;	/* counters to count the fault in */
+	u32 pub;			/* a stream's published word */
 	u16 owner;			/* slot, or AFA_CLASS_OWNER() */
 	u8 order;			/* window order to apply */
 	bool rare;			/* its trials are rare */
@@ -406,6 +409,7 @@ static bool afa_fault_stream(struct afa_probe_cpu *pc, struct vm_fault *vmf,
 	u32 pub;
 
 	fs->c = c;
+	c->fast_gen = 0;	/* until afa_fast_stamp() */
 	/* Calibration over, the file is a file of its class like any. */
 	if (c->calibration && afa_cost_mapping(c->id.file->f_mapping, &fs->order))
 		return false;
@@ -415,6 +419,7 @@ static bool afa_fault_stream(struct afa_probe_cpu *pc, struct vm_fault *vmf,
 			*fs = (struct afa_fault_stream){
 				.c = c,
 				.ev = c->ev,
+				.pub = pub,
 				.owner = c->slot,
 				.order = afa_pub_order(pub),
 				.rare = afa_pub_rare_trials(pub),
@@ -1045,6 +1050,22 @@ static u32 afa_act_settled(struct afa_probe_cpu *pc, struct vm_fault *vmf,
 }
 
 /*
+ * A settled stream's untested fault at min_order, steered: stamp its
+ * VMA's entry for the fast path with the stream's published word and
+ * @gen, afa_steer_gen read before the parameters that decided.  The
+ * fast path takes the VMA's next faults while both are unchanged; any
+ * other call of the full handler took the stamp off
+ * (afa_fault_stream()).
+ */
+static void afa_fast_stamp(const struct afa_fault_stream *fs, u32 gen)
+{
+	if (fs->slot && fs->order == READ_ONCE(afa_limits.min_order)) {
+		fs->c->fast_pub = fs->pub;
+		fs->c->fast_gen = gen;
+	}
+}
+
+/*
  * Can this tested fault's evidence move its stream?  Not a settled
  * stream's at min_order whose tests found nothing (@hit): the law can
  * move such a stream only up, on hits.  A CPU's 16 tested faults ask for
@@ -1138,43 +1159,42 @@ static inline bool afa_probe_fast_due(const struct afa_probe_cpu *pc)
  * min_order, whose afa_act_at_min() it shares; the counters, the record
  * for the ->fault hooks) without building the call's state, and without
  * the full handler's frame, which cost more than the rest
- * (docs/benchmarks.md, "The settled path at order 0").
+ * (docs/benchmarks.md, "The settled path at order 0").  The full
+ * handler's last call of the VMA stamped its entry (afa_fast_stamp()):
+ * the stream's published word and the parameters' generation stand for
+ * everything that call found, and the VMA's identity is checked whole.
  * afa_probe_fast_due() first: the cheap per-CPU half of the conditions,
  * so that the other calls pay three loads for it.
  * Return: false, having changed nothing, when the call is not such a
  * fault.
  */
-static noinline bool afa_probe_fast(struct afa_probe_cpu *pc,
-				    struct pt_regs *regs)
+static __always_inline bool afa_probe_fast(struct afa_probe_cpu *pc,
+					   struct pt_regs *regs)
 {
 	struct vm_fault *vmf = (struct vm_fault *)regs_get_kernel_argument(regs, 0);
 	u32 nr_pages = regs_get_kernel_argument(regs, 2) -
 		       regs_get_kernel_argument(regs, 1) + 1;
 	struct afa_vma_cache *c = &pc->cache[pc->cache_last];
-	struct vm_area_struct *vma = vmf->vma;
-	u32 pub;
+	struct afa_evidence *ev;
+	u16 slot;
+	u8 order;
 
-	if (c->slot == AFA_NO_STREAM || c->calibration || !c->judged)
+	if (c->fast_gen != atomic_read(&afa_steer_gen) ||
+	    c->fast_pub != READ_ONCE(*c->pub) || !afa_cache_holds(c, vmf->vma))
 		return false;
-	pub = READ_ONCE(*c->pub);
-	if (afa_pub_gen(pub) != c->pub_gen || !afa_pub_settled(pub) ||
-	    afa_pub_order(pub) != READ_ONCE(afa_limits.min_order))
-		return false;
-	if (!afa_cache_holds(c, vma))
-		return false;
-	if (!READ_ONCE(afa_enabled) || !READ_ONCE(afa_limits.act) ||
-	    !(READ_ONCE(afa_classes) & BIT(c->class)))
-		return false;
+	/* read before the stores below, which the compiler cannot tell apart */
+	ev = c->ev;
+	slot = c->slot;
+	order = afa_pub_order(c->fast_pub);
 	afa_probe_note_call(nr_pages);
 	__this_cpu_inc(afa_count.fast_calls);
 	afa_settled_skip(pc, vmf);
 	pc->calls++;
-	nr_pages = afa_act_at_min(pc, vmf, regs, c->slot, afa_pub_order(pub),
-				  nr_pages);
-	c->ev->faults++;
-	c->ev->pages += nr_pages;
-	afa_stream_mark_slot(c->slot);
-	afa_note_map(pc, vmf, c->ev);
+	nr_pages = afa_act_at_min(pc, vmf, regs, slot, order, nr_pages);
+	ev->faults++;
+	ev->pages += nr_pages;
+	afa_stream_mark_slot(slot);
+	afa_note_map(pc, vmf, ev);
 	return true;
 }
 
@@ -1190,6 +1210,7 @@ static noinline void afa_probe_map_call(struct afa_probe_cpu *pc,
 	u32 nr_pages = end - start + 1;
 	struct afa_fault_stream fs;
 	bool steer, tests = true;
+	u32 gen = atomic_read_acquire(&afa_steer_gen);
 
 	afa_probe_note_call(nr_pages);
 	if (!afa_fault_stream(pc, vmf, &fs)) {
@@ -1212,8 +1233,10 @@ static noinline void afa_probe_map_call(struct afa_probe_cpu *pc,
 	if (steer && tests)
 		nr_pages = afa_learn_and_act(pc, vmf, regs, &pos, &fs,
 					     nr_pages);
-	else if (steer)
+	else if (steer) {
 		nr_pages = afa_act_settled(pc, vmf, regs, &pos, &fs, nr_pages);
+		afa_fast_stamp(&fs, gen);
+	}
 	fs.ev->faults++;
 	fs.ev->pages += nr_pages;
 	if (fs.slot)
@@ -1223,9 +1246,11 @@ static noinline void afa_probe_map_call(struct afa_probe_cpu *pc,
 
 /*
  * The entry handler: the fast path, else the full one.  Preemption is
- * off: the fprobe's and kprobe's own, direct.c's own.
+ * off: the fprobe's and kprobe's own, direct.c's own.  Not traced: it
+ * runs from ftrace's own call sites, and its fast path is inline, so
+ * that a sparse reader's fault pays no call for it.
  */
-void afa_probe_map_enter(struct pt_regs *regs)
+notrace void afa_probe_map_enter(struct pt_regs *regs)
 {
 	struct afa_probe_cpu *pc = this_cpu_ptr(&afa_probe_cpu);
 
@@ -1479,8 +1504,10 @@ int afa_probe_enable(bool on)
 	mutex_lock(&afa_probe_lock);
 	if (afa_probe_live && on && !afa_probe_attached)
 		err = afa_probe_attach();
-	if (!err)
+	if (!err) {
 		WRITE_ONCE(afa_enabled, on);
+		afa_steer_changed();
+	}
 	if (afa_probe_live && !on && afa_probe_attached)
 		afa_probe_detach();
 	mutex_unlock(&afa_probe_lock);

@@ -133,6 +133,32 @@ check "settled: most of its untested faults take the fast path ($dfast of $df fa
 	test $((dfast * 2)) -gt $((df - dt))
 check "settled: ... and map the fault's page alone ($mapped pages mapped for $touched touched, at most 8 more)" \
 	test "$touched" -ge 2000 -a "$mapped" -ge "$touched" -a "$mapped" -le $((touched + 8))
+# The fast path acts on its VMA's stamp (probe.c, afa_fast_stamp()):
+# the stream's published word and the generation of the parameters it
+# relies on.  A write to classes between two faults of a settled
+# reader's mapping takes the fast path away at its next fault: 1024
+# touches 4 pages apart in the first 16 MiB (cached whole), settled at
+# order 0, fast between its runs; classes without rodata, written while
+# the mapping is held; then every page of it, at the kernel's window:
+# 4096 / 16 windows, plus one where the mapping's start is not 64 KiB
+# aligned.  A fast path that missed the write would map the scan's
+# first pages at order 0 until a run of tests, up to 56 faults more.
+head -c 16777216 $sparse >/dev/null
+afa-work -k -H 4000 -l 16777216 -s 16384 -p stride -p seq $sparse >/tmp/steer.out &
+steer=$!
+i=0
+while ! grep -q '^phase=0' /tmp/steer.out && [ $i -lt 600 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+echo rand,seq,exec,shmem,shared,private >/sys/module/autofaultaround/parameters/classes
+wait $steer
+echo all >/sys/module/autofaultaround/parameters/classes
+sflt=$(awk -F'minflt=' '/^phase=1/ { split($2, a, " "); print a[1] }' /tmp/steer.out)
+echo "steer: $(tr '\n' ' ' </tmp/steer.out)"
+check "steer: classes written while a settled reader's mapping is held: its scan maps the kernel's windows from its first fault (256 to 260 faults, got $sflt)" \
+	test "${sflt:-0}" -ge 256 -a "${sflt:-0}" -le 260
+
 # A reader that turns into a scan in the same mapping (afa-work -k):
 # 200 touches 4 pages apart (its first 16 faults its verdict, the rest
 # settled), then every page of the first 800, 600 faults at order 0,
