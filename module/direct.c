@@ -4,10 +4,11 @@
  * as BPF trampolines and samples/ftrace/ftrace-direct-too.c use.  The
  * function's fentry call site calls this file's trampoline itself: no
  * ftrace_ops list, no fprobe bookkeeping, no recursion lock between.
- * The trampoline saves the six argument registers in a struct pt_regs on
- * its stack, calls the probe's entry handler on it (probe.c, with the
- * same pt_regs an fprobe hands it), and loads the registers back, with
- * the window the handler wrote over the second and third (arch.h).
+ * The trampoline saves the function's three argument registers in a
+ * struct pt_regs on its stack, calls the probe's entry handler on it
+ * (probe.c, which reads those three of the pt_regs an fprobe hands it),
+ * and loads them back, with the window the handler wrote over the
+ * second and third (arch.h).
  *
  * Where: x86-64 kernels built with CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS
  * (Debian's 6.1, 6.12 and 7.x; the ops-based API, whose 6.1 names
@@ -44,17 +45,11 @@
 #endif
 
 /* Offsets in struct pt_regs of the argument registers, checked below. */
-#define AFA_PT_R9	64
-#define AFA_PT_R8	72
-#define AFA_PT_CX	88
 #define AFA_PT_DX	96
 #define AFA_PT_SI	104
 #define AFA_PT_DI	112
 #define AFA_PT_SIZE	168
 
-static_assert(offsetof(struct pt_regs, r9) == AFA_PT_R9);
-static_assert(offsetof(struct pt_regs, r8) == AFA_PT_R8);
-static_assert(offsetof(struct pt_regs, cx) == AFA_PT_CX);
 static_assert(offsetof(struct pt_regs, dx) == AFA_PT_DX);
 static_assert(offsetof(struct pt_regs, si) == AFA_PT_SI);
 static_assert(offsetof(struct pt_regs, di) == AFA_PT_DI);
@@ -65,7 +60,11 @@ static_assert(sizeof(struct pt_regs) == AFA_PT_SIZE);
  * aligned at entry (the function's own return address and this call's),
  * 8 off after the frame pointer, and 168 more make it aligned again for
  * the call.  Only the argument registers carry anything at a function's
- * first instruction; the others the handler may clobber as any callee.
+ * first instruction, and filemap_map_pages(vmf, start_pgoff, end_pgoff)
+ * has three: those are saved, as a BPF trampoline saves the arguments
+ * its function has (save_args() in arch/x86/net/bpf_jit_comp.c); the
+ * other registers the handler may clobber as any callee, and the other
+ * fields of the pt_regs are not written (the handler reads no more).
  */
 asm("	.pushsection	.text, \"ax\", @progbits\n"
 "	.type		afa_direct_tramp, @function\n"
@@ -79,17 +78,11 @@ asm("	.pushsection	.text, \"ax\", @progbits\n"
 "	movq	%rdi, " __stringify(AFA_PT_DI) "(%rsp)\n"
 "	movq	%rsi, " __stringify(AFA_PT_SI) "(%rsp)\n"
 "	movq	%rdx, " __stringify(AFA_PT_DX) "(%rsp)\n"
-"	movq	%rcx, " __stringify(AFA_PT_CX) "(%rsp)\n"
-"	movq	%r8, " __stringify(AFA_PT_R8) "(%rsp)\n"
-"	movq	%r9, " __stringify(AFA_PT_R9) "(%rsp)\n"
 "	movq	%rsp, %rdi\n"
 "	call	afa_direct_enter\n"
 "	movq	" __stringify(AFA_PT_DI) "(%rsp), %rdi\n"
 "	movq	" __stringify(AFA_PT_SI) "(%rsp), %rsi\n"
 "	movq	" __stringify(AFA_PT_DX) "(%rsp), %rdx\n"
-"	movq	" __stringify(AFA_PT_CX) "(%rsp), %rcx\n"
-"	movq	" __stringify(AFA_PT_R8) "(%rsp), %r8\n"
-"	movq	" __stringify(AFA_PT_R9) "(%rsp), %r9\n"
 "	leave\n"
 	ASM_RET
 "	.size		afa_direct_tramp, .-afa_direct_tramp\n"
