@@ -60,8 +60,9 @@
  * 3/8 shows 16 misses in a row with a chance of (5/8)^16, below 0.1%; a
  * scan at min_order, which hits every other fault, never does.  Every
  * fault is tested until a mapping's first verdict: a new sparse reader
- * of a settled file took 32 tested faults, about 18,000 instructions,
- * where 16 tell (docs/benchmarks.md, "Quieter first verdicts").
+ * of a settled file took 32 tested faults where 16 tell
+ * (docs/benchmarks.md, "A stamp for the fast path, quieter first
+ * verdicts"; 8 gained nothing measurable there).
  */
 #ifndef _AFA_SPLIT_H
 #define _AFA_SPLIT_H
