@@ -21,8 +21,9 @@
  *
  * A settled stream's fault at min_order between its runs of tests, the
  * one a sparse reader makes at nearly every fault, takes a fast path:
- * step 1 through the CPU's last VMA, the trials waiting, step 5 and the
- * counting, without the rest's frame (afa_probe_fast()).
+ * step 1 through the CPU's last VMA and the stamp the full handler left
+ * on it, the trials waiting, step 5 and the counting, without the rest's
+ * frame (afa_probe_fast(), afa_fast_stamp()).
  *
  * Misses, for the hit ratio, come from the ->fault hooks that run after
  * it on the same CPU (tracepoints.c calls afa_probe_fault()).  The probe is
