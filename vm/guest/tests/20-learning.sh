@@ -133,24 +133,6 @@ check "settled: most of its untested faults take the fast path ($dfast of $df fa
 	test $((dfast * 2)) -gt $((df - dt))
 check "settled: ... and map the fault's page alone ($mapped pages mapped for $touched touched, at most 8 more)" \
 	test "$touched" -ge 2000 -a "$mapped" -ge "$touched" -a "$mapped" -le $((touched + 8))
-# Sixteen tested faults ask for a fold only when one of them can move a
-# stream (probe.c, afa_kick_useful()): not a settled sparse file's new
-# mappings' tests, none of which hit.  One process, 24 passes 20 ms
-# apart (a kick in the jiffy of the last fold is dropped), a new mapping
-# of 512 faults each: its own start's tests come first (its text and
-# libraries', and the next command's: 3 to 6 kicks measured on 6.12
-# and 6.1), the passes' 384 tests and their runs at rest ask none.
-# With every tested fault crediting a kick (afa_kick_useful() true),
-# 18 (failed).
-h=$(head -n 1 $STATS)
-k0=$(kv kicked "$h") g0=$(kv folds "$h")
-afa-work -H 20 -p stride -n 24 $sparse >/dev/null
-h=$(head -n 1 $STATS)
-k1=$(kv kicked "$h") g1=$(kv folds "$h")
-echo "kick: $((k1 - k0)) folds brought forward, $((g1 - g0)) in all, for 24 new mappings of the settled sparse file"
-check "kick: a settled sparse file's new mappings ask no fold ($((k1 - k0)) brought forward, at most 12)" \
-	test $((k1 - k0)) -le 12
-
 # The fast path acts on its VMA's stamp (probe.c, afa_fast_stamp()):
 # the stream's published word and the generation of the parameters it
 # relies on.  A write to classes between two faults of a settled
