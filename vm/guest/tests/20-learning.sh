@@ -133,6 +133,35 @@ check "settled: most of its untested faults take the fast path ($dfast of $df fa
 	test $((dfast * 2)) -gt $((df - dt))
 check "settled: ... and map the fault's page alone ($mapped pages mapped for $touched touched, at most 8 more)" \
 	test "$touched" -ge 2000 -a "$mapped" -ge "$touched" -a "$mapped" -le $((touched + 8))
+# Sixteen tested faults ask for a fold only when one of them can move a
+# stream (probe.c, afa_kick_useful()): not the tests of a settled sparse
+# file's new mappings, none of which hit.  One process, 24 passes 100 ms
+# apart, a new mapping of 512 faults each (16 tests, then the settled
+# path).  Its kicks are counted from the end of its first pass, when the
+# tests of its own start (its text's and libraries', which can move
+# their streams) are behind it, by the shell's builtins alone (a command
+# would be a new process, whose tests ask folds of their own).  A CPU's
+# batch of 16 is its own and asks once if any of it could move a stream:
+# each CPU may owe one kick for its start's last tests, no more.  With
+# every batch asking (afa_kick_useful() true): 14 on 6.12, 38 on the
+# debug kernel, whose passes span many jiffies (failed); 1 and 2 with it.
+afa-work -H 100 -p stride -n 24 $sparse | {
+	read -r line
+	read -r h <$STATS
+	k0=${h#*kicked=} g0=${h#*folds=}
+	n=1
+	while read -r line; do
+		n=$((n + 1))
+	done
+	read -r h <$STATS
+	k1=${h#*kicked=} g1=${h#*folds=}
+	echo "$n ${k0%% *} ${k1%% *} ${g0%% *} ${g1%% *}"
+} >/tmp/kick.out
+read -r n k0 k1 g0 g1 </tmp/kick.out
+ncpu=$(nproc)
+echo "kick: $((k1 - k0)) folds brought forward, $((g1 - g0)) in all, in $((n - 1)) passes after the first ($ncpu CPUs)"
+check "kick: a settled sparse file's new mappings ask no fold ($((k1 - k0)) brought forward in 23 passes, at most one per CPU: $ncpu)" \
+	test "$n" = 24 -a $((k1 - k0)) -le "$ncpu"
 # The fast path acts on its VMA's stamp (probe.c, afa_fast_stamp()):
 # the stream's published word and the generation of the parameters it
 # relies on.  A write to classes between two faults of a settled
