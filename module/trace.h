@@ -38,10 +38,14 @@ TRACE_DEFINE_ENUM(AFA_CTL_SATURATED);
 TRACE_DEFINE_ENUM(AFA_CORE_BIG);
 TRACE_DEFINE_ENUM(AFA_CORE_LITTLE);
 
+/* The core field of a stream, which has no domain. */
+#define AFA_TP_NO_CORE		255
+
 #define afa_show_core(core)					\
 	__print_symbolic(core,					\
 			 { AFA_CORE_BIG, "big" },		\
-			 { AFA_CORE_LITTLE, "little" })
+			 { AFA_CORE_LITTLE, "little" },		\
+			 { AFA_TP_NO_CORE, "none" })
 
 #define afa_show_reason(reason)					\
 	__print_symbolic(reason,				\
@@ -64,7 +68,8 @@ TRACE_DEFINE_ENUM(AFA_CORE_LITTLE);
 
 /*
  * Every stream event starts with who the stream is: its class, then slot
- * -1 and node and core for a class state, or slot and dev:ino for a file.
+ * -1 and node and core for a class state, or slot and dev:ino for a file
+ * (a stream serves every domain: node -1, core none).
  */
 #define AFA_TP_STREAM_ASSIGN(class_, id)				\
 	do {								\
@@ -72,8 +77,10 @@ TRACE_DEFINE_ENUM(AFA_CORE_LITTLE);
 									\
 		__entry->class = (class_);				\
 		__entry->slot = id__->slot;				\
-		__entry->node = afa_domain_node(id__->domain);		\
-		__entry->core = afa_domain_core(id__->domain);		\
+		__entry->node = id__->slot < 0 ?			\
+			afa_domain_node(id__->domain) : -1;		\
+		__entry->core = id__->slot < 0 ?			\
+			afa_domain_core(id__->domain) : AFA_TP_NO_CORE;	\
 		__entry->dev = id__->dev;				\
 		__entry->ino = id__->ino;				\
 	} while (0)
@@ -92,7 +99,7 @@ TRACE_EVENT(afa_ctl_step,
 	    TP_ARGS(class, id, in, tr),
 	    TP_STRUCT__entry(__field(unsigned int, class)
 			     __field(int, slot)
-			     __field(unsigned int, node)
+			     __field(int, node)
 			     __field(unsigned int, core)
 			     __field(dev_t, dev)
 			     __field(u64, ino)
@@ -131,7 +138,7 @@ TRACE_EVENT(afa_ctl_step,
 			   __entry->output = tr->output;
 			   __entry->reason = tr->reason;
 	    ),
-	    TP_printk("class=%s slot=%d node=%u core=%s dev=%u:%u ino=%llu faults=%u grow_hits=%u trials=%u trial_hits=%u order=%u new_order=%u grow_permille=%u trial_permille=%u span_pages=%u save_grow_permille=%d save_shrink_permille=%d p=%d i=%d d=%d output=%d reason=%s",
+	    TP_printk("class=%s slot=%d node=%d core=%s dev=%u:%u ino=%llu faults=%u grow_hits=%u trials=%u trial_hits=%u order=%u new_order=%u grow_permille=%u trial_permille=%u span_pages=%u save_grow_permille=%d save_shrink_permille=%d p=%d i=%d d=%d output=%d reason=%s",
 		      afa_show_class(__entry->class), __entry->slot,
 		      __entry->node, afa_show_core(__entry->core),
 		      MAJOR(__entry->dev), MINOR(__entry->dev), __entry->ino,
@@ -152,7 +159,7 @@ TRACE_EVENT(afa_order_change,
 	    TP_ARGS(class, id, old_order, new_order, reason),
 	    TP_STRUCT__entry(__field(unsigned int, class)
 			     __field(int, slot)
-			     __field(unsigned int, node)
+			     __field(int, node)
 			     __field(unsigned int, core)
 			     __field(dev_t, dev)
 			     __field(u64, ino)
@@ -168,7 +175,7 @@ TRACE_EVENT(afa_order_change,
 								      PAGE_SHIFT);
 			   __entry->reason = reason;
 	    ),
-	    TP_printk("class=%s slot=%d node=%u core=%s dev=%u:%u ino=%llu old_order=%u new_order=%u window_bytes=%llu reason=%s",
+	    TP_printk("class=%s slot=%d node=%d core=%s dev=%u:%u ino=%llu old_order=%u new_order=%u window_bytes=%llu reason=%s",
 		      afa_show_class(__entry->class), __entry->slot,
 		      __entry->node, afa_show_core(__entry->core),
 		      MAJOR(__entry->dev), MINOR(__entry->dev), __entry->ino, __entry->old_order,
@@ -186,7 +193,7 @@ TRACE_EVENT(afa_stream,
 	    TP_ARGS(class, id, order, added),
 	    TP_STRUCT__entry(__field(unsigned int, class)
 			     __field(int, slot)
-			     __field(unsigned int, node)
+			     __field(int, node)
 			     __field(unsigned int, core)
 			     __field(dev_t, dev)
 			     __field(u64, ino)
@@ -199,7 +206,7 @@ TRACE_EVENT(afa_stream,
 			   __entry->order = order;
 			   __entry->added = added;
 	    ),
-	    TP_printk("class=%s slot=%d node=%u core=%s dev=%u:%u ino=%llu lane=%u order=%u event=%s",
+	    TP_printk("class=%s slot=%d node=%d core=%s dev=%u:%u ino=%llu lane=%u order=%u event=%s",
 		      afa_show_class(__entry->class), __entry->slot,
 		      __entry->node, afa_show_core(__entry->core),
 		      MAJOR(__entry->dev), MINOR(__entry->dev), __entry->ino,

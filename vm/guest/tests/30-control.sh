@@ -104,6 +104,15 @@ steps=$(grep -c 'afa_ctl_step:' /tmp/law.txt)
 grows=$(grep "dev=$(devno $seq) ino=$(ino $seq) " /tmp/law.txt | grep -c 'afa_order_change:.*reason=grow')
 check "afa_ctl_step events are traced ($steps)" test "$steps" -gt 0
 check "the sequential file's window grows in traced steps ($grows)" test "$grows" -gt 0
+# A stream serves every domain, a class state one (trace.h): a stream's
+# events read node=-1 core=none, a class state's (any here: these files'
+# faults reach the table at once) its node and core.
+sev=$(grep -c "dev=$(devno $seq) ino=$(ino $seq) " /tmp/law.txt)
+snd=$(grep "dev=$(devno $seq) ino=$(ino $seq) " /tmp/law.txt | grep -vc ' node=-1 core=none ')
+ctot=$(grep -c ' slot=-1 ' /tmp/law.txt)
+cdom=$(grep ' slot=-1 ' /tmp/law.txt | grep -Ec ' node=[0-9]+ core=(big|little) ')
+check "a stream's events carry no domain ($snd of $sev with one), a class state's its own ($cdom of $ctot)" \
+	test "$sev" -gt 0 -a "$snd" = 0 -a "$cdom" = "$ctot"
 bad=$(awk -v db="$db" -v maxo="$maxo" '/afa_ctl_step:/ && /reason=(grow|shrink|pending|saturated)/ {
 	for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
 	if (v["p"] == "") next
