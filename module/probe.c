@@ -19,11 +19,13 @@
  *  5. write the window of the stream's order (or the trial's) over the
  *     arguments, where the architecture can (arch.h).
  *
- * A settled stream's fault at min_order between its runs of tests, the
- * one a sparse reader makes at nearly every fault, takes a fast path:
- * step 1 through the CPU's last VMA and the stamp the full handler left
- * on it, the trials waiting, step 5 and the counting, without the rest's
- * frame (afa_probe_fast(), afa_fast_stamp()).
+ * A settled stream's fault between its runs of tests, the one a sparse
+ * reader at min_order makes at nearly every fault and a settled scan at
+ * seven in eight, takes a fast path: step 1 through the CPU's last VMA
+ * and the stamp the full handler left on it, the trials waiting (and
+ * above min_order the other half of the window), step 5 and the
+ * counting, without the rest's frame (afa_probe_fast(),
+ * afa_fast_stamp()).
  *
  * Misses, for the hit ratio, come from the ->fault hooks that run after
  * it on the same CPU (tracepoints.c calls afa_probe_fault()).  The probe is
@@ -820,14 +822,14 @@ static bool afa_trials_wait(struct afa_probe_cpu *pc, struct mm_struct *mm,
  * fault, which a sample would mostly miss.
  */
 static void afa_trial_test(struct afa_probe_cpu *pc, struct afa_call *c,
-			   const struct afa_fault_stream *fs, u8 order,
-			   u8 min_order, struct afa_evidence *ev)
+			   u16 owner, u8 order, u8 min_order,
+			   struct afa_evidence *ev)
 {
 	struct vm_fault *vmf = c->vmf;
 	u64 half;
 
-	if (afa_trials_of(pc, vmf->vma->vm_mm, fs->owner) &&
-	    afa_trials_wait(pc, vmf->vma->vm_mm, fs->owner, vmf->pgoff))
+	if (afa_trials_of(pc, vmf->vma->vm_mm, owner) &&
+	    afa_trials_wait(pc, vmf->vma->vm_mm, owner, vmf->pgoff))
 		return;
 	if (order > min_order && afa_windows_buddy(&c->w, 0, &half) &&
 	    afa_pte_mapped(&c->table, vmf, afa_page_addr(vmf, half)))
@@ -1010,25 +1012,26 @@ afa_act_at_min(struct afa_probe_cpu *pc, struct vm_fault *vmf,
 }
 
 /*
- * afa_act_settled() above @min_order, where the trial test needs a call
- * (its windows, its PTE table).  Not inlined: the kernel may zero every
- * stack variable at its declaration (INIT_STACK_ALL_ZERO, as Debian's
- * do), and the call's 72 bytes would then be cleared at min_order too,
- * where nothing reads them.
+ * afa_act_settled() above @min_order, and the fast path's, where the
+ * trial test needs a call (its windows, its PTE table).  Not inlined:
+ * the kernel may zero every stack variable at its declaration
+ * (INIT_STACK_ALL_ZERO, as Debian's do), and the call's 72 bytes would
+ * then be cleared at min_order too, where nothing reads them.
  */
 static noinline u32
 afa_act_settled_above(struct afa_probe_cpu *pc, struct vm_fault *vmf,
-		      struct pt_regs *regs, const struct afa_fault_pos *pos,
-		      const struct afa_fault_stream *fs, u8 min_order,
-		      u32 nr_pages)
+		      struct pt_regs *regs, u16 owner, u8 order,
+		      struct afa_evidence *ev, u32 nr_pages)
 {
+	struct afa_fault_pos pos = afa_fault_pos(vmf);
 	struct afa_call c;
 
 	afa_call_init(&c, vmf);
-	afa_windows(pos, fs->order, 0, 1, &c.w);
+	afa_windows(&pos, order, 0, 1, &c.w);
 	if (!afa_fault_again(pc, vmf))
-		afa_trial_test(pc, &c, fs, fs->order, min_order, fs->ev);
-	return afa_actuate(regs, pos, c.w.start[1], c.w.end[1], nr_pages);
+		afa_trial_test(pc, &c, owner, order,
+			       READ_ONCE(afa_limits.min_order), ev);
+	return afa_actuate(regs, &pos, c.w.start[1], c.w.end[1], nr_pages);
 }
 
 /*
@@ -1038,20 +1041,17 @@ afa_act_settled_above(struct afa_probe_cpu *pc, struct vm_fault *vmf,
  */
 static u32 afa_act_settled(struct afa_probe_cpu *pc, struct vm_fault *vmf,
 			   struct pt_regs *regs,
-			   const struct afa_fault_pos *pos,
 			   const struct afa_fault_stream *fs, u32 nr_pages)
 {
-	u8 min_order = READ_ONCE(afa_limits.min_order);
-
 	pc->calls++;
-	if (fs->order > min_order)
-		return afa_act_settled_above(pc, vmf, regs, pos, fs, min_order,
-					     nr_pages);
+	if (fs->order > READ_ONCE(afa_limits.min_order))
+		return afa_act_settled_above(pc, vmf, regs, fs->owner,
+					     fs->order, fs->ev, nr_pages);
 	return afa_act_at_min(pc, vmf, regs, fs->owner, fs->order, nr_pages);
 }
 
 /*
- * A settled stream's untested fault at min_order, steered: stamp its
+ * A settled stream's untested fault, steered: stamp its
  * VMA's entry for the fast path with the stream's published word and
  * @gen, afa_steer_gen read before the parameters that decided.  The
  * fast path takes the VMA's next faults while both are unchanged; any
@@ -1060,7 +1060,7 @@ static u32 afa_act_settled(struct afa_probe_cpu *pc, struct vm_fault *vmf,
  */
 static void afa_fast_stamp(const struct afa_fault_stream *fs, u32 gen)
 {
-	if (fs->slot && fs->order == READ_ONCE(afa_limits.min_order)) {
+	if (fs->slot) {
 		fs->c->fast_pub = fs->pub;
 		fs->c->fast_gen = gen;
 	}
@@ -1109,7 +1109,7 @@ static u32 afa_learn_and_act(struct afa_probe_cpu *pc, struct vm_fault *vmf,
 	if (grow_test)
 		afa_growth_test(&c, ev);
 	if (!again)
-		afa_trial_test(pc, &c, fs, order, min_order, ev);
+		afa_trial_test(pc, &c, fs->owner, order, min_order, ev);
 	/*
 	 * Rare trials, but at max_order not before the VMA's first verdict:
 	 * there trials are its only outcomes (split.h).  A trial only where
@@ -1153,12 +1153,13 @@ static inline bool afa_probe_fast_due(const struct afa_probe_cpu *pc)
 
 /*
  * The fast path: a fault of the VMA of this CPU's last call, whose
- * stream is settled at min_order, between the runs of its tests
- * (afa_tests_due()), with no span to measure: what a sparse reader's
- * stream makes of nearly every fault once settled at order 0.  It does
- * what the full handler does with such a call (afa_act_settled() at
- * min_order, whose afa_act_at_min() it shares; the counters, the record
- * for the ->fault hooks) without building the call's state, and without
+ * stream is settled, between the runs of its tests (afa_tests_due()),
+ * with no span to measure: what a sparse reader's stream makes of nearly
+ * every fault once settled at order 0, and a settled scan of seven in
+ * eight.  It does what the full handler does with such a call
+ * (afa_act_settled(), whose afa_act_at_min() and afa_act_settled_above()
+ * it shares; the counters, the record for the ->fault hooks) without
+ * building the call's state, and without
  * the full handler's frame, which cost more than the rest
  * (docs/benchmarks.md, "The settled path at order 0").  The full
  * handler's last call of the VMA stamped its entry (afa_fast_stamp()):
@@ -1191,7 +1192,12 @@ static __always_inline bool afa_probe_fast(struct afa_probe_cpu *pc,
 	__this_cpu_inc(afa_count.fast_calls);
 	afa_settled_skip(pc, vmf);
 	pc->calls++;
-	nr_pages = afa_act_at_min(pc, vmf, regs, slot, order, nr_pages);
+	if (order > READ_ONCE(afa_limits.min_order))
+		nr_pages = afa_act_settled_above(pc, vmf, regs, slot, order,
+						 ev, nr_pages);
+	else
+		nr_pages = afa_act_at_min(pc, vmf, regs, slot, order,
+					  nr_pages);
 	ev->faults++;
 	ev->pages += nr_pages;
 	afa_stream_mark_slot(slot);
@@ -1235,7 +1241,7 @@ static noinline void afa_probe_map_call(struct afa_probe_cpu *pc,
 		nr_pages = afa_learn_and_act(pc, vmf, regs, &pos, &fs,
 					     nr_pages);
 	else if (steer) {
-		nr_pages = afa_act_settled(pc, vmf, regs, &pos, &fs, nr_pages);
+		nr_pages = afa_act_settled(pc, vmf, regs, &fs, nr_pages);
 		afa_fast_stamp(&fs, gen);
 	}
 	fs.ev->faults++;

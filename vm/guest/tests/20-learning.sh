@@ -378,5 +378,40 @@ echo "fold: $((f1 - f0)) folds visited $((v1 - v0)) slots, $used in use"
 check "fold: a fold visits the streams faulted since the last ($((v1 - v0)) visits in $((f1 - f0)) folds <= half of $used in use each)" \
 	test "${used:-0}" -ge 16 -a $((v1 - v0)) -le $(((f1 - f0) * ${used:-0} / 2))
 
+# The fast path takes a settled stream's faults at any order (probe.c,
+# afa_probe_fast()): above min_order the stream's window, and the look
+# for the trials waiting that the full handler's settled call takes.
+# max_order 2 holds a scanned file at order 2, where it settles
+# (saturated); then one process reads it whole in four new mappings:
+# 4 x 4096 faults at order 2 (trials at max_order, rare, take a few
+# more), all but the tested ones (each mapping's first 32 and 8 in
+# about 64 after) and the first after each run (it ends the run's
+# span) on the fast path.  Without it: none.
+fast=/mnt/fast64
+make_file $fast 64
+small_folios $fast
+maxo=$(cat /sys/module/autofaultaround/parameters/max_order)
+echo 2 >/sys/module/autofaultaround/parameters/max_order
+for i in 1 2 3; do
+	afa-work -p seq $fast >/dev/null
+done
+wait_periods 2
+fi=$(fid $fast)
+ford=$(stream_class_col "$fi" rodata order)
+fset=$(stream_class_col "$fi" rodata settled)
+fast0=$(kv fast_calls "$(head -n 1 $STATS)")
+out=$(afa-work -p seq -n 4 $fast)
+fast1=$(kv fast_calls "$(head -n 1 $STATS)")
+echo "$maxo" >/sys/module/autofaultaround/parameters/max_order
+flt=$(echo "$out" | awk -F'minflt=' '{ split($2, a, " "); n += a[1] } END { print n + 0 }')
+dfast=$((${fast1:-0} - ${fast0:-0}))
+echo "fast above: order $ford settled $fset; four mappings $flt faults, $dfast on the fast path"
+check "fast above: a scanned file at max_order 2 settles there (order $ford, settled $fset)" \
+	test "$ford" = 2 -a "$fset" = 1
+check "fast above: its scans map its window ($flt faults for 4 x 4096 at order 2, at most 2% more)" \
+	test "$flt" -ge 16384 -a "$flt" -le $((16384 * 102 / 100))
+check "fast above: ... and most of them take the fast path ($dfast of $flt: more than half)" \
+	test $((dfast * 2)) -gt "$flt"
+
 rmmod autofaultaround
 check "no kernel report after the learning tests" dmesg_clean
