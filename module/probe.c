@@ -1051,12 +1051,11 @@ static u32 afa_act_settled(struct afa_probe_cpu *pc, struct vm_fault *vmf,
 }
 
 /*
- * A settled stream's untested fault, steered: stamp its
- * VMA's entry for the fast path with the stream's published word and
- * @gen, afa_steer_gen read before the parameters that decided.  The
- * fast path takes the VMA's next faults while both are unchanged; any
- * other call of the full handler took the stamp off
- * (afa_fault_stream()).
+ * A settled stream's untested fault, steered: stamp its VMA's entry for
+ * the fast path with the stream's published word and @gen, afa_steer_gen
+ * read before the parameters that decided.  The fast path takes the
+ * VMA's next faults while both are unchanged; any other call of the full
+ * handler took the stamp off (afa_fault_stream()).
  */
 static void afa_fast_stamp(const struct afa_fault_stream *fs, u32 gen)
 {
@@ -1159,14 +1158,14 @@ static inline bool afa_probe_fast_due(const struct afa_probe_cpu *pc)
  * eight.  It does what the full handler does with such a call
  * (afa_act_settled(), whose afa_act_at_min() and afa_act_settled_above()
  * it shares; the counters, the record for the ->fault hooks) without
- * building the call's state, and without
- * the full handler's frame, which cost more than the rest
- * (docs/benchmarks.md, "The settled path at order 0").  The full
- * handler's last call of the VMA stamped its entry (afa_fast_stamp()):
- * the stream's published word and the parameters' generation stand for
- * everything that call found, and the VMA's identity is checked whole.
- * afa_probe_fast_due() first: the cheap per-CPU half of the conditions,
- * so that the other calls pay three loads for it.
+ * building the call's state, and without the full handler's frame,
+ * which cost more than the rest (docs/benchmarks.md, "The settled path
+ * at order 0").  The full handler's last call of the VMA stamped its
+ * entry (afa_fast_stamp()): the stream's published word and the
+ * parameters' generation stand for everything that call found, and the
+ * VMA's identity is checked whole.  afa_probe_fast_due() first: the
+ * cheap per-CPU half of the conditions, so that the other calls pay
+ * three loads for it.
  * Return: false, having changed nothing, when the call is not such a
  * fault.
  */
