@@ -160,18 +160,25 @@ static void afa_class_step(unsigned int dom, unsigned int class,
 		   afa_law_run(&cs->ctl, &cs->pending, class, &id, p, c));
 }
 
-/* New bounds: pull every state inside them, keeping what it learned. */
+/*
+ * New bounds: pull every state inside them, keeping what it learned.
+ * The bounds are the class's (afa_class_params(): MADV_RANDOM's ceiling
+ * holds against a min_order above it).
+ */
 static void afa_class_rebound(const struct afa_ctl_params *p)
 {
+	const struct afa_ctl_params *b;
+	struct afa_ctl_params tmp;
 	unsigned int i;
 	u8 order;
 
 	for (i = 0; i < afa_nr_domains * AFA_NR_CLASSES; i++) {
-		order = clamp_t(u8, afa_class[i].ctl.order, p->min_order,
-				p->max_order);
+		b = afa_class_params(i % AFA_NR_CLASSES, p, &tmp);
+		order = clamp_t(u8, afa_class[i].ctl.order, b->min_order,
+				b->max_order);
 		if (order == afa_class[i].ctl.order)
 			continue;
-		afa_ctl_init(&afa_class[i].ctl, p, order);
+		afa_ctl_init(&afa_class[i].ctl, b, order);
 		afa_class[i].pending = (struct afa_ctl_input){};
 		WRITE_ONCE(afa_class_order[i], order);
 	}
@@ -246,7 +253,8 @@ void afa_control_show(struct seq_file *m)
 int afa_control_init(void)
 {
 	unsigned int i, n = afa_nr_domains * AFA_NR_CLASSES;
-	struct afa_ctl_params p;
+	struct afa_ctl_params p, tmp;
+	const struct afa_ctl_params *b;
 
 	afa_params_snapshot(&p);
 	afa_class = kcalloc(n, sizeof(*afa_class), GFP_KERNEL);
@@ -257,7 +265,8 @@ int afa_control_init(void)
 		return -ENOMEM;
 	}
 	for (i = 0; i < n; i++) {
-		afa_ctl_init(&afa_class[i].ctl, &p, afa_initial_order_get(&p));
+		b = afa_class_params(i % AFA_NR_CLASSES, &p, &tmp);
+		afa_ctl_init(&afa_class[i].ctl, b, afa_initial_order_get(&p));
 		afa_class_order[i] = afa_class[i].ctl.order;
 	}
 	return 0;

@@ -368,8 +368,9 @@ static void afa_cache_fill(struct afa_probe_cpu *pc, struct afa_vma_cache *c,
 
 /*
  * This CPU's entry for @vma: found, with its file looked up again if it
- * had no stream and the table gained files since; else a new entry in
- * place of the oldest.
+ * had no stream and the table gained files since (filled again if the
+ * table changed so often since that a slot's generation may have come
+ * round, AFA_PUB_GEN_PERIOD); else a new entry in place of the oldest.
  */
 static struct afa_vma_cache *afa_cache_get(struct afa_probe_cpu *pc,
 					   struct vm_area_struct *vma,
@@ -385,6 +386,12 @@ static struct afa_vma_cache *afa_cache_get(struct afa_probe_cpu *pc,
 		if (!afa_vma_id_eq(&c->id, &id) || c->vm_flags != vma->vm_flags)
 			continue;
 		pc->cache_last = i;
+		/* Its slot's generation may have come round: look again. */
+		if (table_gen - c->table_gen >= AFA_PUB_GEN_PERIOD) {
+			afa_trials_move(pc, &c->held, NULL);
+			afa_cache_fill(pc, c, vma, &id, table_gen);
+			return c;
+		}
 		if (c->table_gen != table_gen) {
 			c->table_gen = table_gen;
 			if (c->slot == AFA_NO_STREAM && !c->calibration)

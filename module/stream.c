@@ -424,6 +424,7 @@ static bool afa_stream_add(const struct afa_stream_cand *c,
 			   const struct afa_ctl_params *p)
 {
 	struct afa_stream *s = afa_stream_victim(&c->key);
+	struct afa_ctl_params tmp;
 	struct afa_stream_id id;
 
 	if (!s)
@@ -443,7 +444,8 @@ static bool afa_stream_add(const struct afa_stream_cand *c,
 	s->known = false;
 	s->dense = false;
 	s->split = false;
-	afa_ctl_init(&s->ctl, p, c->order);
+	afa_ctl_init(&s->ctl, afa_class_params(c->key.class, p, &tmp),
+		     c->order);
 	afa_stream_publish(s, &c->key, s->ctl.order);
 	afa_stream_mark_split(s);
 	afa_stream_id(s, &id);
@@ -521,20 +523,27 @@ unsigned int afa_stream_add_noted(const struct afa_ctl_params *p)
  * afa_stream_rebound() - pull every stream inside new order bounds
  * @p:	the new parameters
  *
- * A stream already inside keeps what it learned.
+ * The bounds are its class's (afa_class_params(): MADV_RANDOM's ceiling
+ * holds against a min_order above it).  A stream already inside keeps
+ * what it learned.
  */
 void afa_stream_rebound(const struct afa_ctl_params *p)
 {
+	const struct afa_ctl_params *b;
+	struct afa_ctl_params tmp;
 	struct afa_stream *s;
 	unsigned int i;
 	u8 order;
 
 	for (i = 0; i < AFA_NR_STREAMS; i++) {
 		s = &afa_streams[i];
-		order = clamp_t(u8, s->ctl.order, p->min_order, p->max_order);
-		if (!s->key.mapping || order == s->ctl.order)
+		if (!s->key.mapping)
 			continue;
-		afa_ctl_init(&s->ctl, p, order);
+		b = afa_class_params(s->key.class, p, &tmp);
+		order = clamp_t(u8, s->ctl.order, b->min_order, b->max_order);
+		if (order == s->ctl.order)
+			continue;
+		afa_ctl_init(&s->ctl, b, order);
 		s->pending = (struct afa_ctl_input){};
 		afa_stream_set_order(s, order);
 	}

@@ -422,5 +422,36 @@ check "fast above: its scans map its window ($flt faults for 4 x 4096 at order 2
 check "fast above: ... and most of them take the fast path ($dfast of $flt: more than half)" \
 	test $((dfast * 2)) -gt "$flt"
 
+# MADV_RANDOM's ceiling holds against a min_order above it, wherever an
+# order is set outright (a rebound, a new stream, the class states at
+# load): with min_order 5 the rand stream of the scan above stays at 4
+# or below, and a new file's MADV_RANDOM scans map at most the kernel's
+# 16 pages a fault, 1024 faults or more for 64 MiB (at order 5, 512).
+# Without the class's bounds there: order 5, 513 faults.
+P=/sys/module/autofaultaround/parameters
+rnd=/mnt/rand64
+make_file $rnd 64
+small_folios $rnd
+echo 5 >$P/min_order
+afa-work -a rand -p seq $rnd >/dev/null
+out=$(afa-work -a rand -p seq $rnd)
+wait_periods 1
+rflt=$(kv minflt "$out")
+rold=$(stream_class_col "$(fid $seq)" rand order)
+rnew=$(stream_class_col "$(fid $rnd)" rand order)
+echo 0 >$P/min_order
+echo "rand at min_order 5: the first scan's stream at $rold, the new file's at $rnew, its second scan $rflt faults"
+check "rand at min_order 5: a MADV_RANDOM stream is not pulled above order 4 ($rold)" \
+	test -n "$rold" -a "${rold:-9}" -le 4
+check "rand at min_order 5: a new MADV_RANDOM file maps 16 pages a fault at most ($rflt faults, order $rnew)" \
+	test "${rflt:-0}" -ge 1024 -a -n "$rnew" -a "${rnew:-9}" -le 4
+
 rmmod autofaultaround
 check "no kernel report after the learning tests" dmesg_clean
+
+# ... and the class states start under it at load.
+modprobe autofaultaround min_order=5
+rcls=$(awk '$1 == "rand" && $4 ~ /^[0-9]+$/ { print $4; exit }' $STATS)
+rmmod autofaultaround
+check "rand at min_order 5: loaded so, the rand class starts at order 4 or below ($rcls)" \
+	test -n "$rcls" -a "${rcls:-9}" -le 4
