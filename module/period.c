@@ -84,6 +84,8 @@ static unsigned long afa_next_fold;
 bool afa_period_idle;
 /* Folds left since a move that a kick runs at once; 0: wait a jiffy. */
 static unsigned int afa_quick_left;
+/* Parameters written between the class states' start and the worker's. */
+static bool afa_rebound_first;
 
 /* Queue the next period on an idle CPU, while that choice holds. */
 static void afa_period_queue(unsigned long delay)
@@ -207,7 +209,8 @@ static void afa_period_fn(struct work_struct *work)
 					    msecs_to_jiffies(READ_ONCE(afa_period_ms)));
 	WRITE_ONCE(afa_last_fold, now);
 	afa_global.nr_folds++;
-	rebound = afa_period_params(&p);
+	rebound = afa_period_params(&p) || afa_rebound_first;
+	afa_rebound_first = false;
 	afa_cost_get(&c);
 	map_calls = afa_control_fold(&p, &c, rebound);
 	map_calls += afa_stream_fold(&p, &c);
@@ -256,8 +259,11 @@ void afa_period_show(struct seq_file *m)
 
 int afa_period_init(void)
 {
+	struct afa_ctl_params p;
 	int cpu;
 
+	/* The fault path's bounds from the first fault, not the first fold. */
+	afa_rebound_first = afa_period_params(&p);
 	for_each_possible_cpu(cpu)
 		init_irq_work(per_cpu_ptr(&afa_kick_work, cpu), afa_kick_fn);
 	afa_last_fold = jiffies;

@@ -173,6 +173,7 @@ struct afa_trial {
 	u64 gap_start;			/* the half left out, file pages */
 	u64 gap_end;
 	u32 born;			/* the CPU's steered calls then */
+	u32 gen;			/* the slot's generation then */
 	u16 owner;			/* slot, or AFA_CLASS_OWNER() */
 	u8 left;			/* faults of the owner to wait; 0: free */
 };
@@ -725,14 +726,28 @@ static void afa_growth_test(struct afa_call *c, struct afa_evidence *ev)
 }
 
 /*
+ * Is @t still of the stream it was taken for?  A slot taken over by
+ * another file since (stream.c) would count another file's window in
+ * the new one's evidence: such a trial is dropped.  Class states are
+ * never taken over.
+ */
+static bool afa_trial_current(const struct afa_trial *t)
+{
+	return t->owner >= AFA_NR_STREAMS ||
+	       afa_pub_gen(READ_ONCE(*afa_stream_pub(t->owner))) == t->gen;
+}
+
+/*
  * Count a trial that waited in vain (aged, or pushed out) at another
- * owner's fault, and mark its stream's slot for the next fold
- * (stream.h): the marks of the stream's own faults may all have been
- * taken.  A VMA's trial held back (split.h) marks its slot too: a visit
+ * owner's fault, if its stream is still its own, and mark its stream's
+ * slot for the next fold (stream.h): the marks of the stream's own
+ * faults may all have been taken.  A VMA's trial held back (split.h) marks its slot too: a visit
  * more, nothing counted.
  */
 static void afa_trial_count(const struct afa_trial *t)
 {
+	if (!afa_trial_current(t))
+		return;
 	t->ev->trials++;
 	if (t->owner < AFA_NR_STREAMS)
 		afa_stream_mark_slot(t->owner);
@@ -798,6 +813,11 @@ static bool afa_trials_wait(struct afa_probe_cpu *pc, struct mm_struct *mm,
 		t = &pc->trial[i];
 		if (!t->left || t->owner != owner || t->mm != mm)
 			continue;
+		if (!afa_trial_current(t)) {
+			t->left = 0;
+			pc->trials_waiting--;
+			continue;
+		}
 		if (!found && pgoff >= t->gap_start && pgoff <= t->gap_end) {
 			found = true;
 			t->ev->trial_hits++;
@@ -850,7 +870,7 @@ static void afa_trial_test(struct afa_probe_cpu *pc, struct afa_call *c,
  * Return: false where the window of @order - 1 is no smaller.
  */
 static bool afa_trial_start(struct afa_probe_cpu *pc, struct mm_struct *mm,
-			    const struct afa_call *c, u16 owner,
+			    const struct afa_call *c, u16 owner, u32 gen,
 			    struct afa_evidence *ev)
 {
 	struct afa_trial *t = &pc->trial[pc->trial_next % AFA_NR_TRIALS];
@@ -869,6 +889,7 @@ static bool afa_trial_start(struct afa_probe_cpu *pc, struct mm_struct *mm,
 		.gap_start = gap_start,
 		.gap_end = gap_end,
 		.born = pc->calls,
+		.gen = gen,
 		.owner = owner,
 		.left = AFA_TRIAL_WAIT,
 	};
@@ -1123,7 +1144,8 @@ static u32 afa_learn_and_act(struct afa_probe_cpu *pc, struct vm_fault *vmf,
 	 */
 	if (order > min_order &&
 	    afa_trial_due(pc, fs->rare && (fs->c->judged || order < max_order)) &&
-	    afa_trial_start(pc, vmf->vma->vm_mm, &c, fs->owner, ev))
+	    afa_trial_start(pc, vmf->vma->vm_mm, &c, fs->owner,
+			    afa_pub_gen(fs->pub), ev))
 		apply = 0;
 	if (fs->slot && afa_tests_all(fs))
 		afa_split_check(pc, vmf->vma, fs, ev->tested + ev->trials - outcomes,

@@ -86,6 +86,8 @@ static struct afa_stream afa_streams[AFA_NR_STREAMS];
 static u64 afa_stream_visits;		/* slots the folds summed */
 /* Slots the last fold summed: their ->last is that fold's evidence. */
 static DECLARE_BITMAP(afa_stream_summed, AFA_NR_STREAMS);
+/* Slots this fold took: not a victim until the next (one reuse a fold). */
+static DECLARE_BITMAP(afa_stream_taken, AFA_NR_STREAMS);
 
 static unsigned int afa_stream_set(const struct afa_stream_key *key)
 {
@@ -402,7 +404,10 @@ static void afa_stream_mark_split(struct afa_stream *s)
 	}
 }
 
-/* A free way of the set, else the least recently faulted, if not now. */
+/*
+ * A free way of the set, else the least recently faulted, if not now:
+ * not one faulted in the last fold, nor one this fold took.
+ */
 static struct afa_stream *afa_stream_victim(const struct afa_stream_key *key)
 {
 	unsigned int set = afa_stream_set(key), i;
@@ -412,7 +417,7 @@ static struct afa_stream *afa_stream_victim(const struct afa_stream_key *key)
 		s = &afa_streams[i];
 		if (!s->key.mapping)
 			return s;
-		if (s->last.faults)
+		if (s->last.faults || test_bit(i, afa_stream_taken))
 			continue;
 		if (!victim || time_before(s->last_fault, victim->last_fault))
 			victim = s;
@@ -433,6 +438,7 @@ static bool afa_stream_add(const struct afa_stream_cand *c,
 		afa_stream_id(s, &id);
 		trace_afa_stream(s->key.class, &id, s->ctl.order, false);
 	}
+	__set_bit(s - afa_streams, afa_stream_taken);
 	s->gen++;
 	afa_stream_sum(s - afa_streams, &s->seen);
 	s->last = (struct afa_evidence){};
@@ -514,6 +520,7 @@ unsigned int afa_stream_add_noted(const struct afa_ctl_params *p)
 	unsigned int n = 0;
 	int cpu;
 
+	bitmap_zero(afa_stream_taken, AFA_NR_STREAMS);
 	for_each_possible_cpu(cpu)
 		n += afa_stream_add_cpu(per_cpu_ptr(afa_stream_cpu, cpu), p);
 	return n;

@@ -106,9 +106,10 @@ static inline u32 afa_pub_gen(u32 pub)
 }
 
 /*
- * Slot reuses after which a generation reads the same again.  Each reuse
- * bumps afa_table_gen too, so a reader whose last look was this many
- * table generations ago cannot trust a matching one.
+ * Slot reuses after which a generation reads the same again.  A slot is
+ * taken at most once a fold, and a fold that takes any bumps
+ * afa_table_gen, so a reader whose last look was this many table
+ * generations ago cannot trust a matching one.
  */
 #define AFA_PUB_GEN_PERIOD	BIT(32 - AFA_PUB_ORDER_BITS)
 
