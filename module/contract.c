@@ -87,6 +87,9 @@ bool afa_contract_init(void)
 bool afa_kernel_window_ok(const struct afa_fault_pos *pos, u64 start,
 			  u64 end)
 {
+	/* Up to a whole page table: 2048 pages with 16 KiB pages (arm64). */
+	unsigned int top = max_t(unsigned int, AFA_ORDER_MAX,
+				 ilog2(pos->ptrs_per_pte));
 	unsigned int order, guess;
 	u64 s, e;
 
@@ -96,7 +99,7 @@ bool afa_kernel_window_ok(const struct afa_fault_pos *pos, u64 start,
 	afa_window(pos, guess, &s, &e);
 	if (s == start && e == end)
 		return true;
-	for (order = 0; order <= AFA_ORDER_MAX; order++) {
+	for (order = 0; order <= top; order++) {
 		afa_window(pos, order, &s, &e);
 		if (s == start && e == end)
 			return true;
