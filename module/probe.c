@@ -806,6 +806,8 @@ static bool afa_trials_wait(struct afa_probe_cpu *pc, struct mm_struct *mm,
 			    u16 owner, pgoff_t pgoff)
 {
 	unsigned int i, waiting = pc->trials_waiting;
+	/* @owner's generation: the fault's entry's, checked by its caller */
+	u32 gen = owner < AFA_NR_STREAMS ? pc->cache[pc->cache_last].pub_gen : 0;
 	bool found = false;
 	struct afa_trial *t;
 
@@ -813,7 +815,7 @@ static bool afa_trials_wait(struct afa_probe_cpu *pc, struct mm_struct *mm,
 		t = &pc->trial[i];
 		if (!t->left || t->owner != owner || t->mm != mm)
 			continue;
-		if (!afa_trial_current(t)) {
+		if (t->gen != gen) {
 			t->left = 0;
 			pc->trials_waiting--;
 			continue;
