@@ -90,7 +90,7 @@ void afa_probe_map_enter(struct pt_regs *regs);
 /* direct.c; the trampoline and its C half are called from assembly */
 extern bool afa_direct_call;
 int afa_direct_register(void);
-void afa_direct_unregister(void);
+int afa_direct_unregister(void);
 void afa_direct_tramp(void);
 void afa_direct_enter(struct pt_regs *regs);
 

@@ -55,10 +55,10 @@ static inline int afa_register_ftrace_direct(struct ftrace_ops *ops,
 	return register_ftrace_direct(ops, addr);
 }
 
-static inline void afa_unregister_ftrace_direct(struct ftrace_ops *ops,
-						unsigned long addr)
+static inline int afa_unregister_ftrace_direct(struct ftrace_ops *ops,
+					       unsigned long addr)
 {
-	unregister_ftrace_direct(ops, addr, true);
+	return unregister_ftrace_direct(ops, addr, true);
 }
 #elif AFA_HAVE_DIRECT
 static inline int afa_register_ftrace_direct(struct ftrace_ops *ops,
@@ -67,11 +67,14 @@ static inline int afa_register_ftrace_direct(struct ftrace_ops *ops,
 	return register_ftrace_direct_multi(ops, addr);
 }
 
-static inline void afa_unregister_ftrace_direct(struct ftrace_ops *ops,
-						unsigned long addr)
+static inline int afa_unregister_ftrace_direct(struct ftrace_ops *ops,
+					       unsigned long addr)
 {
-	unregister_ftrace_direct_multi(ops, addr);
-	ftrace_free_filter(ops);
+	int err = unregister_ftrace_direct_multi(ops, addr);
+
+	if (!err)
+		ftrace_free_filter(ops);
+	return err;
 }
 #endif
 

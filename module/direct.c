@@ -128,11 +128,16 @@ int afa_direct_register(void)
 	return err;
 }
 
-/** afa_direct_unregister() - detach; returns once no task is in it */
-void afa_direct_unregister(void)
+/**
+ * afa_direct_unregister() - detach; returns once no task is in it
+ *
+ * Return: 0, or ftrace's error (-ENODEV once ftrace has shut itself
+ * down): the call site still calls the trampoline then.
+ */
+int afa_direct_unregister(void)
 {
-	afa_unregister_ftrace_direct(&afa_direct_ops,
-				     (unsigned long)afa_direct_tramp);
+	return afa_unregister_ftrace_direct(&afa_direct_ops,
+					    (unsigned long)afa_direct_tramp);
 }
 
 #else /* !AFA_HAVE_DIRECT */
@@ -142,8 +147,9 @@ int afa_direct_register(void)
 	return -EOPNOTSUPP;
 }
 
-void afa_direct_unregister(void)
+int afa_direct_unregister(void)
 {
+	return 0;
 }
 
 #endif /* AFA_HAVE_DIRECT */

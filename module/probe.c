@@ -1368,9 +1368,9 @@ static int afa_map_register_probe(void)
 	return register_fprobe_ips(&afa_map_probe, &ip, 1);
 }
 
-static void afa_map_unregister_probe(void)
+static int afa_map_unregister_probe(void)
 {
-	unregister_fprobe(&afa_map_probe);
+	return unregister_fprobe(&afa_map_probe);
 }
 
 static unsigned long afa_map_nmissed_probe(void)
@@ -1396,9 +1396,10 @@ static int afa_map_register_probe(void)
 	return afa_kprobe_register(&afa_map_probe);
 }
 
-static void afa_map_unregister_probe(void)
+static int afa_map_unregister_probe(void)
 {
 	unregister_kprobe(&afa_map_probe);
+	return 0;
 }
 
 static unsigned long afa_map_nmissed_probe(void)
@@ -1435,12 +1436,11 @@ static int afa_map_register(void)
 	return afa_map_register_probe();
 }
 
-static void afa_map_unregister(void)
+static int afa_map_unregister(void)
 {
 	if (afa_map_direct)
-		afa_direct_unregister();
-	else
-		afa_map_unregister_probe();
+		return afa_direct_unregister();
+	return afa_map_unregister_probe();
 }
 
 /* A direct call misses nothing: it has no recursion guard to refuse. */
@@ -1479,11 +1479,27 @@ static int afa_probe_attach(void)
 	return 0;
 }
 
-/* Returns with no handler running: both unregister calls wait for them. */
-static void afa_probe_detach(void)
+/*
+ * Returns with no handler running: both unregister calls wait for them.
+ * Unless ftrace has shut itself down (design.md, "Unloading"): then the
+ * call site still leads into the module, which stays attached and, while
+ * it can (@pin: not unloading already), loaded for good.
+ */
+static void afa_probe_detach(bool pin)
 {
+	int err;
+
 	lockdep_assert_held(&afa_probe_lock);
-	afa_map_unregister();
+	err = afa_map_unregister();
+	if (err) {
+		pr_err("cannot detach from filemap_map_pages (error %d, ftrace off?): %s\n",
+		       err, pin ? "it stays attached, and the module loaded" :
+		       "unloading leaves its call site in freed code");
+		if (pin) {
+			__module_get(THIS_MODULE);
+			return;
+		}
+	}
 	afa_tracepoints_exit();
 	afa_probe_missed_before += afa_map_nmissed();
 	afa_probe_attached = false;
@@ -1507,7 +1523,7 @@ int afa_probe_init(void)
 	if (!err) {
 		afa_cost_calibrate();
 		if (!READ_ONCE(afa_enabled))
-			afa_probe_detach();
+			afa_probe_detach(true);
 		afa_probe_live = true;
 	}
 	mutex_unlock(&afa_probe_lock);
@@ -1519,7 +1535,7 @@ void afa_probe_exit(void)
 	mutex_lock(&afa_probe_lock);
 	afa_probe_live = false;
 	if (afa_probe_attached)
-		afa_probe_detach();
+		afa_probe_detach(false);
 	mutex_unlock(&afa_probe_lock);
 }
 
@@ -1546,7 +1562,7 @@ int afa_probe_enable(bool on)
 		afa_steer_changed();
 	}
 	if (afa_probe_live && !on && afa_probe_attached)
-		afa_probe_detach();
+		afa_probe_detach(true);
 	mutex_unlock(&afa_probe_lock);
 	return err;
 }
