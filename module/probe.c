@@ -344,9 +344,11 @@ static void afa_cache_find(struct afa_vma_cache *c, struct vm_area_struct *vma)
 	c->ev = afa_stream_evidence(c->slot);
 }
 
-static void afa_cache_fill(struct afa_probe_cpu *pc, struct afa_vma_cache *c,
-			   struct vm_area_struct *vma,
-			   const struct afa_vma_id *id, unsigned long table_gen)
+static __always_inline void afa_cache_fill(struct afa_probe_cpu *pc,
+					   struct afa_vma_cache *c,
+					   struct vm_area_struct *vma,
+					   const struct afa_vma_id *id,
+					   unsigned long table_gen)
 {
 	u8 order;
 
@@ -365,6 +367,23 @@ static void afa_cache_fill(struct afa_probe_cpu *pc, struct afa_vma_cache *c,
 	}
 	c->lane = afa_memo_lane(pc, id);
 	afa_cache_find(c, vma);
+}
+
+/*
+ * Fill @c again: its slot's generation may have come round since its
+ * last look (AFA_PUB_GEN_PERIOD).  Out of line: it never runs in
+ * practice, and afa_cache_fill() inlined twice would take
+ * afa_fault_stream() out of the full handler, a call more at every
+ * fault.
+ */
+static noinline __cold struct afa_vma_cache *
+afa_cache_refill(struct afa_probe_cpu *pc, struct afa_vma_cache *c,
+		 struct vm_area_struct *vma, const struct afa_vma_id *id,
+		 unsigned long table_gen)
+{
+	afa_trials_move(pc, &c->held, NULL);
+	afa_cache_fill(pc, c, vma, id, table_gen);
+	return c;
 }
 
 /*
@@ -387,12 +406,8 @@ static struct afa_vma_cache *afa_cache_get(struct afa_probe_cpu *pc,
 		if (!afa_vma_id_eq(&c->id, &id) || c->vm_flags != vma->vm_flags)
 			continue;
 		pc->cache_last = i;
-		/* Its slot's generation may have come round: look again. */
-		if (table_gen - c->table_gen >= AFA_PUB_GEN_PERIOD) {
-			afa_trials_move(pc, &c->held, NULL);
-			afa_cache_fill(pc, c, vma, &id, table_gen);
-			return c;
-		}
+		if (unlikely(table_gen - c->table_gen >= AFA_PUB_GEN_PERIOD))
+			return afa_cache_refill(pc, c, vma, &id, table_gen);
 		if (c->table_gen != table_gen) {
 			c->table_gen = table_gen;
 			if (c->slot == AFA_NO_STREAM && !c->calibration)
