@@ -87,7 +87,8 @@ struct afa_ctl_params {
  *		where a scan stops growing (N >= 31 r): at 1/32 that was
  *		order 6 on the bench machine, 4.8% over what a larger
  *		window still saves, measured +3.8% over order 8 on
- *		fresh-seq; 1/64 stops at 7 (docs/benchmarks.md)
+ *		fresh-seq; 1/64 stopped at 7, until free steps
+ *		(control_law.c) took a scan on to max_order
  * hysteresis:	1/4: a step needs 3/4 of an order of output: a batch
  *		right after a step undoes it only if it predicts a saving
  *		of 3/16 or more the other way
