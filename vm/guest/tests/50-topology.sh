@@ -118,17 +118,28 @@ if [ "$(echo "$smt" | tr ',-' '  ' | wc -w)" -ge 2 ] && [ "$ncpu" -ge 4 ]; then
 		test "$n" -gt 5 -a $((away * 10)) -ge $((n * 8))
 fi
 
-# with every CPU busy, it falls back to staying where it is
-for i in $(seq 1 "$ncpu"); do
-	(while :; do :; done) &
+# with every CPU busy, it falls back to staying where it is: a loop
+# pinned to each CPU (unpinned, the guest's scheduler left one CPU 68%
+# idle for a whole recording on the -rt kernel, and the picks found it)
+cpu_stat() {
+	awk '$1 ~ /^cpu[0-9]+$/ { t = 0; for (i = 2; i <= NF; i++) t += $i; print $1, $5 + $6, t }' /proc/stat
+}
+for c in $(seq 0 $((ncpu - 1))); do
+	taskset -c "$c" sh -c 'while :; do :; done' &
 done
 sleep 0.3
+cpu_stat >/tmp/busy.t0
 t0=$(cpu_ticks)
 trace-cmd record -q -e autofaultaround:afa_work_cpu -o /tmp/busy.dat sh /tmp/faulting.sh >/dev/null
 t1=$(cpu_ticks)
+cpu_stat >/tmp/busy.t1
 kill $(jobs -p) 2>/dev/null
 wait 2>/dev/null
 idle_pct=$(echo "$t0 $t1" | awk '{ t = $4 - $2; print (t > 0 ? int(100 * ($3 - $1) / t) : 100) }')
+# the premise is every CPU busy: the idlest CPU's share, not the mean
+idle_max=$(awk 'NR == FNR { i[$1] = $2; t[$1] = $3; next }
+	{ d = $3 - t[$1]; p = d > 0 ? int(100 * ($2 - i[$1]) / d) : 100; if (p > m) m = p }
+	END { print m + 0 }' /tmp/busy.t0 /tmp/busy.t1)
 trace-cmd report -i /tmp/busy.dat 2>/dev/null >/tmp/busy.txt
 n=$(grep -c 'afa_work_cpu:' /tmp/busy.txt)
 fb=$(grep -c 'reason=fallback_local' /tmp/busy.txt)
@@ -136,18 +147,18 @@ fb=$(grep -c 'reason=fallback_local' /tmp/busy.txt)
 notidle=$(awk '/afa_work_cpu:/ && !/reason=fallback_local/ {
 	for (i = 1; i <= NF; i++) if ($i ~ /^idle_permille=/) p = substr($i, 15)
 	if (p + 0 < 875) n++ } END { print n + 0 }' /tmp/busy.txt)
-echo "busy: $n events, $fb fallbacks, the machine $idle_pct% idle with a loop per CPU"
+echo "busy: $n events, $fb fallbacks, the machine $idle_pct% idle with a loop per CPU, its idlest CPU $idle_max%"
 check "with a loop per CPU, every idle pick names a CPU idle 7/8 of the period ($notidle of $((n - fb)) not)" \
 	test "$n" -gt 0 -a "$notidle" -eq 0
 # Under TCG on a loaded host a loop per CPU does not always keep the
 # guest's CPUs busy (on the rt kernel a fallback's own CPU was 75% idle,
 # idle_permille=749): the fallback is judged only when the guest saw
-# its CPUs busy.
-if [ "$idle_pct" -le 25 ]; then
+# every CPU busy.
+if [ "$idle_max" -le 25 ]; then
 	check "with every CPU busy the work stays local ($fb of $n fall back)" \
 		test "$n" -gt 0 -a $((fb * 2)) -ge "$n"
 else
-	echo "topology: SKIP the fallback: the guest's CPUs were $idle_pct% idle with a loop per CPU, not busy (25% idle or less)"
+	echo "topology: SKIP the fallback: the guest's idlest CPU was $idle_max% idle with a loop per CPU, not busy (25% idle or less)"
 fi
 
 # CPU offline/online cycles during a workload
