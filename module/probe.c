@@ -756,8 +756,8 @@ static bool afa_trial_current(const struct afa_trial *t)
  * Count a trial that waited in vain (aged, or pushed out) at another
  * owner's fault, if its stream is still its own, and mark its stream's
  * slot for the next fold (stream.h): the marks of the stream's own
- * faults may all have been taken.  A VMA's trial held back (split.h) marks its slot too: a visit
- * more, nothing counted.
+ * faults may all have been taken.  A VMA's trial held back (split.h)
+ * marks its slot too: a visit more, nothing counted.
  */
 static void afa_trial_count(const struct afa_trial *t)
 {
