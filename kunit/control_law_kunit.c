@@ -337,8 +337,8 @@ static void afa_saving_ordering(struct kunit *test)
 /*
  * No overflow: the savings depend on F / P only, so scaling both costs
  * by 2^k, up to AFA_COST_NS_MAX, gives the very same result at every
- * order (a wrapped product would not), and costs past the range act as
- * AFA_COST_NS_MAX.
+ * order and measured span (a wrapped product would not), and costs past
+ * the range act as AFA_COST_NS_MAX.
  */
 static void expect_same_savings(struct kunit *test,
 				const struct afa_ctl_costs *a,
@@ -346,16 +346,25 @@ static void expect_same_savings(struct kunit *test,
 {
 	static const u32 ratios[] = { 0, 1, FRAC(1, 3), FRAC(1, 2),
 				      AFA_UNIT - 1, AFA_UNIT };
-	unsigned int j;
+	unsigned int j, k;
 	u32 order, r;
 
 	for (order = 0; order <= AFA_ORDER_MAX; order++) {
+		/* unknown, the least, most of a part, a folio, the most */
+		const u32 spans[] = { 0, 1, BIT(order + AFA_SCALE) - 1,
+				      BIT(order + 1 + AFA_SCALE),
+				      BIT(AFA_ORDER_MAX + 1 + AFA_SCALE) };
+
 		for (j = 0; j < ARRAY_SIZE(ratios); j++) {
 			r = ratios[j];
-			KUNIT_ASSERT_EQ(test, afa_saving_grow(order, r, a),
-					afa_saving_grow(order, r, b));
-			KUNIT_ASSERT_EQ(test, afa_saving_shrink(order, r, a),
-					afa_saving_shrink(order, r, b));
+			for (k = 0; k < ARRAY_SIZE(spans); k++) {
+				KUNIT_ASSERT_EQ(test,
+						afa_saving_grow_span(order, r, spans[k], a),
+						afa_saving_grow_span(order, r, spans[k], b));
+				KUNIT_ASSERT_EQ(test,
+						afa_saving_shrink_span(order, r, spans[k], a),
+						afa_saving_shrink_span(order, r, spans[k], b));
+			}
 		}
 	}
 }
@@ -1243,7 +1252,7 @@ static void afa_ctl_free_growth_needs_half(struct kunit *test)
 
 /*
  * Settling: a state is settled after AFA_CTL_SETTLED_STEPS steps in a
- * row that find its order right (deadband, or saturated at a bound);
+ * row that find its order right (the deadband);
  * batches too small to judge leave it as it is; a step that wants to
  * move (pending) or moves unsettles it at once.
  */
@@ -1370,13 +1379,17 @@ static void afa_ctl_rare_trials_where_shrink_costs(struct kunit *test)
 {
 	/* order 4: t = 3/4 under t* = 0.8, g = 1/4 under g* = 0.47 */
 	const struct afa_ctl_input pays = ev(8, 2, 8, 6);
+	const struct afa_ctl_input faults = ev(8, 2, 0, 0);
 	const struct afa_ctl_input seq = ev(8, 4, 8, 8);
 	const struct afa_ctl_input half = ev(8, 2, 8, 4);
 	const struct afa_ctl_input none = ev(8, 0, 8, 0);
 	struct loop l;
 	int k;
 
-	/* S- = 0.028: 23 batches of integral to a step */
+	/*
+	 * S- = 0.028: 23 batches of integral to a step; a batch of faults
+	 * alone between them says nothing of shrinking and keeps the flag
+	 */
 	l = loop_default(&f2p, 4);
 	for (k = 0; k < 64; k++) {
 		loop_step(&l, &pays);
@@ -1384,6 +1397,9 @@ static void afa_ctl_rare_trials_where_shrink_costs(struct kunit *test)
 			break;
 		KUNIT_EXPECT_GT(test, l.st.trial_avg, AFA_UNIT / 2);
 		KUNIT_EXPECT_GT(test, l.tr.save_shrink, (s32)l.p.deadband);
+		KUNIT_EXPECT_FALSE(test, afa_ctl_rare_trials(&l.st));
+		loop_step(&l, &faults);
+		KUNIT_ASSERT_EQ(test, l.tr.save_shrink, 0);
 		KUNIT_EXPECT_FALSE(test, afa_ctl_rare_trials(&l.st));
 	}
 	KUNIT_EXPECT_EQ(test, l.order, 3U);
@@ -1436,18 +1452,35 @@ static void afa_ctl_rare_trials_after_two_batches(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, afa_ctl_rare_trials(&l.st));
 }
 
-/* Saturated at a bound is at rest too: order 0 with only shrink paying. */
-static void afa_ctl_settles_saturated(struct kunit *test)
+/*
+ * At a bound, evidence that points past it is no error: at order 0 the
+ * trials (which would shrink) are not judged and growth does not pay,
+ * at max_order no growth is tested and the trials do not pay.  Every
+ * step is in the deadband, with nothing pending, and the state settles.
+ */
+static void afa_ctl_settles_at_bound(struct kunit *test)
 {
 	const struct afa_ctl_input down = ev(64, 0, 64, 0);
+	const struct afa_ctl_input up = ev(64, 64, 64, 64);
 	struct loop l = loop_default(&f2p, 0);
 	int k;
 
 	for (k = 0; k < AFA_CTL_SETTLED_STEPS; k++) {
 		loop_step(&l, &down);
 		KUNIT_ASSERT_EQ(test, l.order, 0U);
-		KUNIT_ASSERT_NE(test, l.tr.reason, AFA_CTL_PENDING);
-		KUNIT_ASSERT_NE(test, l.tr.reason, AFA_CTL_FEW_SAMPLES);
+		KUNIT_ASSERT_EQ(test, l.tr.reason, AFA_CTL_DEADBAND);
+		KUNIT_ASSERT_EQ(test, l.tr.save_shrink, 0);
+		KUNIT_ASSERT_EQ(test, l.st.integral, 0);
+	}
+	KUNIT_EXPECT_TRUE(test, afa_ctl_settled(&l.st));
+
+	l = loop_default(&f2p, AFA_ORDER_MAX);
+	for (k = 0; k < AFA_CTL_SETTLED_STEPS; k++) {
+		loop_step(&l, &up);
+		KUNIT_ASSERT_EQ(test, l.order, AFA_ORDER_MAX);
+		KUNIT_ASSERT_EQ(test, l.tr.reason, AFA_CTL_DEADBAND);
+		KUNIT_ASSERT_EQ(test, l.tr.save_grow, 0);
+		KUNIT_ASSERT_EQ(test, l.st.integral, 0);
 	}
 	KUNIT_EXPECT_TRUE(test, afa_ctl_settled(&l.st));
 }
@@ -1570,7 +1603,7 @@ static void afa_ctl_move_restarts(struct kunit *test)
  * Anti-windup: when max_order comes down to the order a stream holds
  * (as afa_class_params() does for MADV_RANDOM), growth evidence still
  * points up, but the integral may not: it is never positive there, and
- * the step says saturated.  The same at a raised min_order.
+ * no step grows.  The same at a raised min_order.
  */
 static void afa_ctl_anti_windup(struct kunit *test)
 {
@@ -2012,6 +2045,7 @@ static void afa_ctl_faults_keep_trial_integral(struct kunit *test)
  * A span from the window to under twice it changes nothing: the savings
  * are the window's, at every order, ratio and cost pair; so is an
  * unknown span.  (A little more than the window is noise, not a folio.)
+ * Spans are in 1/AFA_UNIT pages: N, 3N/2 and a 1/1024 page under 2N.
  */
 static void afa_saving_span_at_window(struct kunit *test)
 {
@@ -2028,7 +2062,8 @@ static void afa_saving_span_at_window(struct kunit *test)
 				/* 0, then N, 3N/2 and 2N - 1 */
 				for (span = 0; span < 2 * n;
 				     span = span ? span + max(n / 2, 1U) : n) {
-					u32 m = min(span, 2 * n - 1);
+					u32 m = min(span << AFA_SCALE,
+						    (2 * n << AFA_SCALE) - 1);
 
 					KUNIT_ASSERT_EQ(test,
 							afa_saving_grow_span(order, ratios[r],
@@ -2061,11 +2096,13 @@ static void afa_saving_span_part(struct kunit *test)
 		for (r = 0; r < ARRAY_SIZE(ratios); r++) {
 			KUNIT_EXPECT_EQ(test,
 					afa_saving_grow_span(order, ratios[r],
-							     1U << (order - 2), &full),
+							     BIT(order - 2 + AFA_SCALE),
+							     &full),
 					afa_saving_grow(order, ratios[r], &part));
 			KUNIT_EXPECT_EQ(test,
 					afa_saving_shrink_span(order, ratios[r],
-							       1U << (order - 2), &full),
+							       BIT(order - 2 + AFA_SCALE),
+							       &full),
 					afa_saving_shrink(order, ratios[r], &part));
 		}
 	}
@@ -2073,7 +2110,8 @@ static void afa_saving_span_part(struct kunit *test)
 		c = &sweep_costs[k];
 		for (order = 1; order <= AFA_ORDER_MAX; order++) {
 			for (r = 0; r < ARRAY_SIZE(ratios); r++) {
-				for (m = 1; m < 1U << order; m <<= 1) {
+				for (m = AFA_UNIT; m < BIT(order + AFA_SCALE);
+				     m <<= 1) {
 					KUNIT_ASSERT_GE(test,
 							afa_saving_grow_span(order, ratios[r],
 									     m, c),
@@ -2087,6 +2125,31 @@ static void afa_saving_span_part(struct kunit *test)
 				}
 			}
 		}
+	}
+}
+
+/*
+ * A part of a page counts: half a page more of span makes a step up
+ * save strictly less and a step down strictly more where the window
+ * maps half of itself, at the small orders where half a page is more
+ * than the savings' resolution (a span rounded to whole pages priced 1
+ * and 1.5 pages alike, and flipped decisions there).
+ */
+static void afa_saving_span_fraction(struct kunit *test)
+{
+	const struct afa_ctl_costs c = { 1000, 400 };
+	u32 order, s;
+
+	for (order = 1; order <= 4; order++) {
+		s = BIT(order - 1 + AFA_SCALE);
+		KUNIT_EXPECT_GT(test,
+				afa_saving_grow_span(order, FRAC(1, 4), s, &c),
+				afa_saving_grow_span(order, FRAC(1, 4),
+						     s + AFA_UNIT / 2, &c));
+		KUNIT_EXPECT_LT(test,
+				afa_saving_shrink_span(order, FRAC(1, 4), s, &c),
+				afa_saving_shrink_span(order, FRAC(1, 4),
+						       s + AFA_UNIT / 2, &c));
 	}
 }
 
@@ -2106,7 +2169,7 @@ static void afa_saving_span_folio(struct kunit *test)
 	for (k = 0; k < ARRAY_SIZE(sweep_costs); k++) {
 		c = &sweep_costs[k];
 		for (order = 1; order < AFA_ORDER_MAX; order++) {
-			u32 folio = 2U << order;
+			u32 folio = 2U << (order + AFA_SCALE);
 
 			KUNIT_EXPECT_EQ(test,
 					afa_saving_shrink_span(order, 0, folio, c), 0);
@@ -2125,7 +2188,10 @@ static void afa_saving_span_folio(struct kunit *test)
 	}
 }
 
-/* The span is known from min_samples measured faults on, and bounded. */
+/*
+ * The span is known from min_samples measured faults on, to 1/AFA_UNIT
+ * of a page, and bounded.
+ */
 static void afa_ctl_span_measured(struct kunit *test)
 {
 	struct afa_ctl_params p = afa_ctl_params_default;
@@ -2135,10 +2201,15 @@ static void afa_ctl_span_measured(struct kunit *test)
 	in.nr_span_pages = 512 * in.nr_spans;
 	KUNIT_EXPECT_EQ(test, afa_ctl_span(&p, &in), 0U);
 	in.nr_spans = p.min_samples;
-	in.nr_span_pages = 512 * in.nr_spans + p.min_samples - 1;
-	KUNIT_EXPECT_EQ(test, afa_ctl_span(&p, &in), 512U);
+	in.nr_span_pages = 512 * in.nr_spans;
+	KUNIT_EXPECT_EQ(test, afa_ctl_span(&p, &in), 512U << AFA_SCALE);
+	/* a part of a page is kept: 15 pages in 8 faults are 1.875 */
+	in.nr_spans = 8 * p.min_samples;
+	in.nr_span_pages = 15 * p.min_samples;
+	KUNIT_EXPECT_EQ(test, afa_ctl_span(&p, &in), 15U * AFA_UNIT / 8);
 	in.nr_span_pages = U32_MAX;
-	KUNIT_EXPECT_EQ(test, afa_ctl_span(&p, &in), 1U << (AFA_ORDER_MAX + 1));
+	KUNIT_EXPECT_EQ(test, afa_ctl_span(&p, &in),
+			1U << (AFA_ORDER_MAX + 1 + AFA_SCALE));
 }
 
 /*
@@ -2161,7 +2232,7 @@ static void afa_ctl_span_holds_inside_folio(struct kunit *test)
 			afa_ctl_batch(&pending, &l.st, &l.p, &batch);
 			KUNIT_ASSERT_EQ(test, batch.nr_span_pages, 8 * span);
 			loop_step(&l, &batch);
-			KUNIT_ASSERT_EQ(test, l.tr.span, span);
+			KUNIT_ASSERT_EQ(test, l.tr.span, span << AFA_SCALE);
 		}
 		if (span)
 			KUNIT_EXPECT_EQ(test, l.order, 3U);
@@ -2225,7 +2296,7 @@ static struct kunit_case afa_control_law_cases[] = {
 	KUNIT_CASE(afa_ctl_settles_with_small_shrink_pending),
 	KUNIT_CASE(afa_ctl_rare_trials_where_shrink_costs),
 	KUNIT_CASE(afa_ctl_rare_trials_after_two_batches),
-	KUNIT_CASE(afa_ctl_settles_saturated),
+	KUNIT_CASE(afa_ctl_settles_at_bound),
 	KUNIT_CASE(afa_ctl_few_samples_hold),
 	KUNIT_CASE(afa_ctl_averages),
 	KUNIT_CASE(afa_ctl_move_restarts),
@@ -2234,6 +2305,7 @@ static struct kunit_case afa_control_law_cases[] = {
 	KUNIT_CASE(afa_ctl_lowered_max_still_shrinks),
 	KUNIT_CASE(afa_saving_span_at_window),
 	KUNIT_CASE(afa_saving_span_part),
+	KUNIT_CASE(afa_saving_span_fraction),
 	KUNIT_CASE(afa_saving_span_folio),
 	KUNIT_CASE(afa_ctl_span_measured),
 	KUNIT_CASE(afa_ctl_span_holds_inside_folio),

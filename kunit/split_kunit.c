@@ -55,9 +55,17 @@ static void afa_split_direction(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, afa_split_judge(&t, true, true), AFA_SPLIT_STAY);
 }
 
-/* The margins: between 1/64 and 1/2 a mapping stays in either lane. */
+/*
+ * The margins: from 1/64 to under 3/8 a mapping stays in either lane.
+ * Hits in 16 first, then single hits at the sparse edge: one hit in 64
+ * is not under 1/64 (stays), one in 65 is (moves); one in 32 stays (a
+ * margin of 1/16 would move it).
+ */
 static void afa_split_margins(struct kunit *test)
 {
+	static const struct { u16 outcomes; bool moves; } edge[] = {
+		{ 32, false }, { 64, false }, { 65, true }, { 128, true },
+	};
 	struct afa_split_tally t;
 	unsigned int h;
 
@@ -74,6 +82,15 @@ static void afa_split_margins(struct kunit *test)
 		KUNIT_EXPECT_EQ_MSG(test, leaves_sparse, h >= 6, "%u hits in 16", h);
 		/* never both: a mapping has one lane it belongs in */
 		KUNIT_EXPECT_FALSE(test, leaves_dense && leaves_sparse);
+	}
+	for (h = 0; h < ARRAY_SIZE(edge); h++) {
+		t = (struct afa_split_tally){};
+		afa_split_count(&t, 1, 1);
+		afa_split_count(&t, edge[h].outcomes - 1, 0);
+		KUNIT_EXPECT_EQ_MSG(test,
+				    afa_split_judge(&t, true, true) == AFA_SPLIT_MOVE,
+				    edge[h].moves, "1 hit in %u",
+				    edge[h].outcomes);
 	}
 }
 
@@ -100,6 +117,7 @@ static void afa_split_unknown_lane(struct kunit *test)
 static void afa_split_quiet_judged_early(struct kunit *test)
 {
 	struct afa_split_tally t = {};
+	unsigned int h;
 
 	count_faults(&t, AFA_SPLIT_QUIET - 1, 0);
 	KUNIT_EXPECT_EQ(test, afa_split_judge(&t, true, false), AFA_SPLIT_WAIT);
@@ -125,6 +143,16 @@ static void afa_split_quiet_judged_early(struct kunit *test)
 	count_faults(&t, AFA_SPLIT_QUIET, 0);
 	KUNIT_EXPECT_EQ(test, afa_split_judge(&t, true, true), AFA_SPLIT_WAIT);
 	KUNIT_EXPECT_EQ(test, afa_split_judge(&t, false, false), AFA_SPLIT_WAIT);
+
+	/* early once only: still quiet after it, the next is at twice */
+	t = (struct afa_split_tally){};
+	count_faults(&t, AFA_SPLIT_QUIET, 0);
+	KUNIT_EXPECT_EQ(test, afa_split_judge(&t, true, false), AFA_SPLIT_STAY);
+	for (h = 1; h < AFA_SPLIT_QUIET; h++) {
+		afa_split_count(&t, 1, 0);
+		KUNIT_EXPECT_EQ(test, afa_split_judge(&t, true, false),
+				AFA_SPLIT_WAIT);
+	}
 }
 
 /* Verdicts at 32, 64, 128, ... outcomes: a handful in thousands of faults. */
@@ -156,6 +184,30 @@ static void afa_split_count_saturates(struct kunit *test)
 	}
 	KUNIT_EXPECT_GE(test, t.hits * 2 + 2, t.outcomes);
 	KUNIT_EXPECT_LE(test, t.hits * 2, t.outcomes + 2);
+}
+
+/*
+ * Verdicts go on past saturation: the halving halves the next verdict's
+ * place too, or a tally halved at 2^14 would wait for 2^14 outcomes it
+ * can never reach.  A mapping like its dense lane for 3 * 2^14 outcomes
+ * that then never hits again is judged, and moves, within 2^16 more.
+ */
+static void afa_split_judged_after_saturation(struct kunit *test)
+{
+	struct afa_split_tally t = {};
+	unsigned int i;
+
+	for (i = 0; i < 3 * BIT(14); i++) {
+		afa_split_count(&t, 1, i % 2);
+		KUNIT_ASSERT_NE(test, afa_split_judge(&t, true, true),
+				AFA_SPLIT_MOVE);
+	}
+	for (i = 0; i < BIT(16); i++) {
+		afa_split_count(&t, 1, 0);
+		if (afa_split_judge(&t, true, true) == AFA_SPLIT_MOVE)
+			break;
+	}
+	KUNIT_EXPECT_LT(test, i, BIT(16));
 }
 
 /*
@@ -196,6 +248,12 @@ static void afa_split_lane_density(struct kunit *test)
 	st.grow_avg = AFA_SPLIT_DENSE;
 	KUNIT_EXPECT_TRUE(test, afa_split_dense(&st));
 	st.grow_avg = AFA_SPLIT_DENSE - 1;
+	KUNIT_EXPECT_FALSE(test, afa_split_dense(&st));
+	/* and for trials alone */
+	st = (struct afa_ctl_state){ .have_trial = 1,
+				     .trial_avg = AFA_SPLIT_DENSE };
+	KUNIT_EXPECT_TRUE(test, afa_split_dense(&st));
+	st.trial_avg = AFA_SPLIT_DENSE - 1;
 	KUNIT_EXPECT_FALSE(test, afa_split_dense(&st));
 	/* a scan at max_order: no growth test, its trials hit */
 	st = (struct afa_ctl_state){ .order = HI, .have_trial = 1,
@@ -286,6 +344,7 @@ static struct kunit_case afa_split_cases[] = {
 	KUNIT_CASE(afa_split_quiet_judged_early),
 	KUNIT_CASE(afa_split_verdicts_double),
 	KUNIT_CASE(afa_split_count_saturates),
+	KUNIT_CASE(afa_split_judged_after_saturation),
 	KUNIT_CASE(afa_split_hits_within_outcomes),
 	KUNIT_CASE(afa_split_lane_density),
 	KUNIT_CASE(afa_split_lane_needs_both),

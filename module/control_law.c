@@ -184,8 +184,8 @@ static u32 afa_ctl_ratio(u32 part, u32 whole)
 /*
  * Cost of one fault at order @k, from the evidence taken at order @order
  * (its window N = 2^@order) with the span @span measured there (M pages
- * a fault; 0: unknown), without the fault count: F + pages * P, where
- * the window of order k maps
+ * a fault, in 1/AFA_UNIT pages; 0: unknown), without the fault count:
+ * F + pages * P, where the window of order k maps
  *
  *	2^k		M unknown, or N <= M < 2N (the window; a little
  *			more is a ->fault page or another thread's, noise)
@@ -195,8 +195,9 @@ static u32 afa_ctl_ratio(u32 part, u32 whole)
  *			rest is not cached, or past the VMA or the PTE
  *			table), and so does a window of another order
  *
- * in units of 1/N ns, so that a part of a page is not rounded away; the
- * savings are ratios of two costs at one @order.
+ * in units of 1/(N * AFA_UNIT) ns, so that no part of a page is rounded
+ * away (a span of 1.9 pages at order 1 is not priced as 1); the savings
+ * are ratios of two costs at one @order.
  */
 static u64 afa_fault_cost(u32 order, u32 k, u32 span,
 			  const struct afa_ctl_costs *c)
@@ -206,13 +207,18 @@ static u64 afa_fault_cost(u32 order, u32 k, u32 span,
 	u32 window = 1U << min_t(u32, order, AFA_ORDER_MAX + 1);
 	u32 pages = 1U << min_t(u32, k, AFA_ORDER_MAX + 1);
 
-	span = min(span, AFA_SPAN_MAX);
-	/* Each term is below 2^20 * 2^10 * 2^10: the sum is < 2^41. */
-	if (span && span < window)
-		return fault_ns * window + page_ns * span * pages;
-	if (span >= 2 * window)
-		pages = max(pages, span);
-	return (fault_ns + page_ns * pages) * window;
+	span = min(span, AFA_SPAN_MAX << AFA_SCALE);
+	/*
+	 * F < 2^20, P < 2^20, window and pages <= 2^10, span <= 2^20: the
+	 * first sum is < 2^51, the second < 2^41 * 2^10.
+	 */
+	if (span && span < window << AFA_SCALE)
+		return (fault_ns * window << AFA_SCALE) +
+		       page_ns * span * pages;
+	if (span >= window << (AFA_SCALE + 1))
+		return ((fault_ns << AFA_SCALE) +
+			page_ns * max(pages << AFA_SCALE, span)) * window;
+	return (fault_ns + page_ns * pages) * window << AFA_SCALE;
 }
 
 /* 1 - @ratio (AFA_UNIT), as a saving in [-AFA_UNIT, AFA_UNIT]. */
@@ -225,7 +231,8 @@ static s32 afa_saving(u64 ratio)
  * afa_saving_grow_span() - predicted relative saving of one order more
  * @order:	the order the evidence was taken at
  * @grow_ratio:	faults a window twice as large had served, AFA_UNIT
- * @span:	pages a fault is measured to map at @order; 0: the window's
+ * @span:	pages a fault is measured to map at @order, in 1/AFA_UNIT
+ *		pages; 0: the window's
  * @c:		costs of a fault and of a page
  *
  * S+ = 1 - (1 - g) * (F + pages(2N) * P) / (F + pages(N) * P), pages()
@@ -241,7 +248,7 @@ s32 afa_saving_grow_span(u32 order, u32 grow_ratio, u32 span,
 	u64 next = afa_fault_cost(order, order + 1, span, c);
 	u32 left = AFA_UNIT - min_t(u32, grow_ratio, AFA_UNIT);
 
-	/* left <= 2^10 and next < 2^41: the product is < 2^51. */
+	/* left <= 2^10 and next < 2^51: the product is < 2^61. */
 	return afa_saving(div64_u64((u64)left * next, now));
 }
 
@@ -264,7 +271,8 @@ s32 afa_saving_grow(u32 order, u32 grow_ratio, const struct afa_ctl_costs *c)
  * afa_saving_shrink_span() - predicted relative saving of one order less
  * @order:	the order the evidence was taken at, at least 1
  * @trial_ratio: trials whose left-out half was wanted, AFA_UNIT
- * @span:	pages a fault is measured to map at @order; 0: the window's
+ * @span:	pages a fault is measured to map at @order, in 1/AFA_UNIT
+ *		pages; 0: the window's
  * @c:		costs of a fault and of a page
  *
  * S- = 1 - (1 + t) * (F + pages(N/2) * P) / (F + pages(N) * P), pages()
@@ -284,7 +292,7 @@ s32 afa_saving_shrink_span(u32 order, u32 trial_ratio, u32 span,
 		return -AFA_UNIT;
 	now = afa_fault_cost(order, order, span, c);
 	prev = afa_fault_cost(order, order - 1, span, c);
-	/* more <= 2^11 and prev < 2^41: the product is < 2^52. */
+	/* more <= 2^11 and prev < 2^51: the product is < 2^62. */
 	return afa_saving(div64_u64((u64)more * prev, now));
 }
 
@@ -334,14 +342,18 @@ static bool afa_ctl_enough(const struct afa_ctl_params *p, u32 count)
  * @p:	tunables: min_samples measured faults make a measurement
  * @in:	evidence gathered at the current order
  *
- * Return: nr_span_pages / nr_spans rounded down, at most AFA_SPAN_MAX;
- * 0 (unknown) below min_samples measured faults.
+ * Return: nr_span_pages / nr_spans in 1/AFA_UNIT pages (rounded down, not
+ * to whole pages: at order 1 a span of 1.9 pages is not one of 1), at
+ * most AFA_SPAN_MAX pages; 0 (unknown) below min_samples measured faults.
  */
 u32 afa_ctl_span(const struct afa_ctl_params *p, const struct afa_ctl_input *in)
 {
+	u64 span;
+
 	if (!afa_ctl_enough(p, in->nr_spans))
 		return 0;
-	return min_t(u32, in->nr_span_pages / in->nr_spans, AFA_SPAN_MAX);
+	span = div_u64((u64)in->nr_span_pages << AFA_SCALE, in->nr_spans);
+	return min_t(u64, span, AFA_SPAN_MAX << AFA_SCALE);
 }
 
 /**
@@ -490,7 +502,8 @@ void afa_ctl_init(struct afa_ctl_state *st, const struct afa_ctl_params *p,
  * @st:	the state
  *
  * Return: true after AFA_CTL_SETTLED_STEPS steps in a row at this order
- * that found it right (deadband, or saturated at a bound).
+ * that found it right (deadband, or pending on a small shrink its batch
+ * has no trials to judge).
  */
 bool afa_ctl_settled(const struct afa_ctl_state *st)
 {
@@ -524,15 +537,17 @@ bool afa_ctl_rare_trials(const struct afa_ctl_state *st)
 }
 
 /*
- * Did a step find the order right?  In the deadband, saturated at a
- * bound, or pending without an error of its own while what is pending is
- * a small shrink its batch has no trials to judge (AFA_CTL_REST_SHRINK).
+ * Did a step find the order right?  In the deadband, or pending without
+ * an error of its own while what is pending is a small shrink its batch
+ * has no trials to judge (AFA_CTL_REST_SHRINK).  At a bound the saving
+ * past it is 0 (no growth test at max_order, no trials at min_order):
+ * such a step ends in the deadband.
  */
 static bool afa_ctl_at_rest(const struct afa_ctl_state *st,
 			    const struct afa_ctl_trace *tr,
 			    enum afa_ctl_reason reason)
 {
-	if (reason == AFA_CTL_DEADBAND || reason == AFA_CTL_SATURATED)
+	if (reason == AFA_CTL_DEADBAND)
 		return true;
 	return reason == AFA_CTL_PENDING && !tr->error && st->integral < 0 &&
 	       -st->integral < AFA_CTL_REST_SHRINK;
@@ -698,12 +713,8 @@ static enum afa_ctl_reason afa_ctl_move(struct afa_ctl_state *st,
 		steps = clamp(DIV_ROUND_CLOSEST(delta, AFA_UNIT),
 			      -max_step, max_step);
 	order = afa_ctl_clamp(p, st->order + steps);
-	if (order == st->order) {
-		if ((tr->error > 0 && order >= afa_ctl_max_order(p)) ||
-		    (tr->error < 0 && order <= afa_ctl_min_order(p)))
-			return AFA_CTL_SATURATED;
+	if (order == st->order)
 		return AFA_CTL_PENDING;
-	}
 	reason = order > st->order ? AFA_CTL_GROW : AFA_CTL_SHRINK;
 	afa_ctl_set_order(st, order);
 	return reason;
@@ -774,7 +785,6 @@ const char *afa_ctl_reason_name(enum afa_ctl_reason reason)
 		[AFA_CTL_PENDING] = "pending",
 		[AFA_CTL_GROW] = "grow",
 		[AFA_CTL_SHRINK] = "shrink",
-		[AFA_CTL_SATURATED] = "saturated",
 	};
 
 	if ((u32)reason >= AFA_CTL_NR_REASONS)

@@ -199,7 +199,6 @@ struct afa_ctl_state {
  *				deadband but judged from one side only
  * @AFA_CTL_GROW:		order raised
  * @AFA_CTL_SHRINK:		order lowered
- * @AFA_CTL_SATURATED:		the saving points past min_order or max_order
  * @AFA_CTL_NR_REASONS:		number of reasons
  */
 enum afa_ctl_reason {
@@ -208,7 +207,6 @@ enum afa_ctl_reason {
 	AFA_CTL_PENDING,
 	AFA_CTL_GROW,
 	AFA_CTL_SHRINK,
-	AFA_CTL_SATURATED,
 	AFA_CTL_NR_REASONS
 };
 
@@ -223,7 +221,7 @@ struct afa_ctl_trace {
 	u32 new_order;		/* order from now on (returned) */
 	u32 grow_ratio;		/* smoothed nr_grow_hits / nr_faults */
 	u32 trial_ratio;	/* smoothed nr_trial_hits / nr_trials */
-	u32 span;		/* pages a fault maps, measured; 0: unknown */
+	u32 span;		/* pages a fault maps, 1/AFA_UNIT; 0: unknown */
 	s32 save_grow;		/* predicted relative saving of order + 1 */
 	s32 save_shrink;	/* predicted relative saving of order - 1 */
 	s32 error;		/* the saving the law acts on, signed */

@@ -33,7 +33,6 @@ TRACE_DEFINE_ENUM(AFA_CTL_DEADBAND);
 TRACE_DEFINE_ENUM(AFA_CTL_PENDING);
 TRACE_DEFINE_ENUM(AFA_CTL_GROW);
 TRACE_DEFINE_ENUM(AFA_CTL_SHRINK);
-TRACE_DEFINE_ENUM(AFA_CTL_SATURATED);
 
 TRACE_DEFINE_ENUM(AFA_CORE_BIG);
 TRACE_DEFINE_ENUM(AFA_CORE_LITTLE);
@@ -53,8 +52,7 @@ TRACE_DEFINE_ENUM(AFA_CORE_LITTLE);
 			 { AFA_CTL_DEADBAND, "deadband" },	\
 			 { AFA_CTL_PENDING, "pending" },	\
 			 { AFA_CTL_GROW, "grow" },		\
-			 { AFA_CTL_SHRINK, "shrink" },		\
-			 { AFA_CTL_SATURATED, "saturated" })
+			 { AFA_CTL_SHRINK, "shrink" })
 
 #define afa_show_class(class)					\
 	__print_symbolic(class,					\
@@ -90,7 +88,7 @@ TRACE_DEFINE_ENUM(AFA_CORE_LITTLE);
  * class state: the evidence, the predicted savings of one order more and
  * one less, the terms and the decision.  Ratios and savings in permille
  * (savings signed), terms in 1/1024 orders; span_pages is the pages a
- * fault was measured to map at the order (0: not known yet).
+ * fault was measured to map at the order, to 1/1000 (0: not known yet).
  */
 TRACE_EVENT(afa_ctl_step,
 	    TP_PROTO(unsigned int class, const struct afa_stream_id *id,
@@ -112,6 +110,7 @@ TRACE_EVENT(afa_ctl_step,
 			     __field(u32, grow_permille)
 			     __field(u32, trial_permille)
 			     __field(u32, span_pages)
+			     __field(u32, span_milli)
 			     __field(s32, save_grow_permille)
 			     __field(s32, save_shrink_permille)
 			     __field(s32, p)
@@ -129,7 +128,9 @@ TRACE_EVENT(afa_ctl_step,
 			   __entry->new_order = tr->new_order;
 			   __entry->grow_permille = afa_ratio_permille(tr->grow_ratio);
 			   __entry->trial_permille = afa_ratio_permille(tr->trial_ratio);
-			   __entry->span_pages = tr->span;
+			   __entry->span_pages = tr->span >> AFA_SCALE;
+			   __entry->span_milli = afa_ratio_permille(tr->span &
+								    (AFA_UNIT - 1));
 			   __entry->save_grow_permille = tr->save_grow * 1000 / AFA_UNIT;
 			   __entry->save_shrink_permille = tr->save_shrink * 1000 / AFA_UNIT;
 			   __entry->p = tr->p;
@@ -138,14 +139,14 @@ TRACE_EVENT(afa_ctl_step,
 			   __entry->output = tr->output;
 			   __entry->reason = tr->reason;
 	    ),
-	    TP_printk("class=%s slot=%d node=%d core=%s dev=%u:%u ino=%llu faults=%u grow_hits=%u trials=%u trial_hits=%u order=%u new_order=%u grow_permille=%u trial_permille=%u span_pages=%u save_grow_permille=%d save_shrink_permille=%d p=%d i=%d d=%d output=%d reason=%s",
+	    TP_printk("class=%s slot=%d node=%d core=%s dev=%u:%u ino=%llu faults=%u grow_hits=%u trials=%u trial_hits=%u order=%u new_order=%u grow_permille=%u trial_permille=%u span_pages=%u.%03u save_grow_permille=%d save_shrink_permille=%d p=%d i=%d d=%d output=%d reason=%s",
 		      afa_show_class(__entry->class), __entry->slot,
 		      __entry->node, afa_show_core(__entry->core),
 		      MAJOR(__entry->dev), MINOR(__entry->dev), __entry->ino,
 		      __entry->faults, __entry->grow_hits,
 		      __entry->trials, __entry->trial_hits, __entry->order,
 		      __entry->new_order, __entry->grow_permille,
-		      __entry->trial_permille, __entry->span_pages,
+		      __entry->trial_permille, __entry->span_pages, __entry->span_milli,
 		      __entry->save_grow_permille,
 		      __entry->save_shrink_permille, __entry->p, __entry->i,
 		      __entry->d, __entry->output,

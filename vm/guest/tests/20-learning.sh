@@ -387,12 +387,13 @@ check "fold: a fold visits the streams faulted since the last ($((v1 - v0)) visi
 # The fast path takes a settled stream's faults at any order (probe.c,
 # afa_probe_fast()): above min_order the stream's window, and the look
 # for the trials waiting that the full handler's settled call takes.
-# max_order 2 holds a scanned file at order 2, where it settles
-# (saturated); then one process reads it whole in four new mappings:
-# 4 x 4096 faults at order 2, and one more for each trial (a trial's
-# left-out half is always wanted in a scan; trials start only at tested
-# faults, each mapping's first 32 and one in eight after, and at
-# max_order rarely: 0.6 to 2.2% more faults measured), all but
+# max_order 2 holds a scanned file at order 2, where it settles (in the
+# deadband: no growth is tested at max_order); then one process reads it
+# whole in four new mappings: 4 x 4096 faults at order 2, and one more
+# for each trial (a trial's left-out half is always wanted in a scan;
+# trials start only at tested faults, each mapping's first 32 and one in
+# eight after, and at max_order rarely: 0.6 to 2.2% more faults
+# measured), all but
 # the tested ones (each mapping's first 32 and 8 in about 64 after) and
 # the first after each run (it ends the run's span) on the fast path.
 # Without it: none.

@@ -113,7 +113,7 @@ ctot=$(grep -c ' slot=-1 ' /tmp/law.txt)
 cdom=$(grep ' slot=-1 ' /tmp/law.txt | grep -Ec ' node=[0-9]+ core=(big|little) ')
 check "a stream's events carry no domain ($snd of $sev with one), a class state's its own ($cdom of $ctot)" \
 	test "$sev" -gt 0 -a "$snd" = 0 -a "$cdom" = "$ctot"
-bad=$(awk -v db="$db" -v maxo="$maxo" '/afa_ctl_step:/ && /reason=(grow|shrink|pending|saturated)/ {
+bad=$(awk -v db="$db" -v maxo="$maxo" '/afa_ctl_step:/ && /reason=(grow|shrink|pending)/ {
 	for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
 	if (v["p"] == "") next
 	# the savings in the units of the law (1024 is 1.0); the trace rounds
