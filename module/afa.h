@@ -47,6 +47,7 @@ unsigned int afa_initial_order_get(const struct afa_ctl_params *law);
 struct afa_fault_limits {
 	u8 min_order;		/* no trial at or below */
 	u8 max_order;		/* no growth test at or above */
+	u8 rand_max_order;	/* the same for MADV_RANDOM's ceiling */
 	bool act;		/* window rewriting allowed (contract holds) */
 };
 

@@ -178,6 +178,20 @@ static bool afa_period_params(struct afa_ctl_params *p)
 	return changed;
 }
 
+/*
+ * The rand class's largest order as its law runs it (afa_class_params():
+ * MADV_RANDOM's ceiling, the kernel's window as last inferred), so that
+ * the fault path takes no growth test the law would drop, and judges a
+ * mapping there by the evidence its lane's law keeps (split.h).
+ */
+static void afa_period_rand_limit(const struct afa_ctl_params *p)
+{
+	struct afa_ctl_params tmp;
+
+	WRITE_ONCE(afa_limits.rand_max_order,
+		   afa_class_params(AFA_CLASS_RAND, p, &tmp)->max_order);
+}
+
 /* May the next kick fold at once?  After a move, a few times. */
 static void afa_period_quick_set(bool moved)
 {
@@ -215,6 +229,7 @@ static void afa_period_fn(struct work_struct *work)
 	map_calls = afa_control_fold(&p, &c, rebound);
 	map_calls += afa_stream_fold(&p, &c);
 	faults = afa_fold_global(map_calls);
+	afa_period_rand_limit(&p);
 	added = afa_stream_add_noted(&p);
 	if (added)
 		/* Pairs with the probe's acquire: slots before generation. */
@@ -264,6 +279,7 @@ int afa_period_init(void)
 
 	/* The fault path's bounds from the first fault, not the first fold. */
 	afa_rebound_first = afa_period_params(&p);
+	afa_period_rand_limit(&p);
 	for_each_possible_cpu(cpu)
 		init_irq_work(per_cpu_ptr(&afa_kick_work, cpu), afa_kick_fn);
 	afa_last_fold = jiffies;

@@ -1139,7 +1139,9 @@ static u32 afa_learn_and_act(struct afa_probe_cpu *pc, struct vm_fault *vmf,
 	struct afa_evidence *ev = afa_split_evidence(fs);
 	u32 outcomes = ev->tested + ev->trials;
 	u32 hits = ev->grow_hits + ev->trial_hits;
-	u8 max_order = READ_ONCE(afa_limits.max_order);
+	u8 max_order = fs->c->class == AFA_CLASS_RAND ?
+		       READ_ONCE(afa_limits.rand_max_order) :
+		       READ_ONCE(afa_limits.max_order);
 	u8 min_order = READ_ONCE(afa_limits.min_order);
 	u8 order = fs->order;
 	struct afa_call c;

@@ -73,6 +73,7 @@ struct afa_stream_cpu {
 	unsigned int cand_next;			/* next slot to overwrite */
 	struct afa_stream_cand cand[AFA_NR_CANDS];
 	u32 cand_taken;		/* worker: candidates up to this seq done */
+	u32 cand_done[AFA_NR_CANDS];	/* worker: seq of each one taken */
 };
 
 /*
@@ -405,6 +406,27 @@ static void afa_stream_mark_split(struct afa_stream *s)
 }
 
 /*
+ * A lane 1 leaves the table: its file has one lane again, and its lane
+ * 0 stops holding back the evidence of new mappings (otherwise a lane 0
+ * kept the flag for a split that no longer exists, and every short
+ * process that ended before its first verdict taught it nothing).
+ */
+static void afa_stream_unmark_split(const struct afa_stream *s)
+{
+	struct afa_stream_key key = s->key;
+	struct afa_stream *sib;
+
+	if (!key.lane)
+		return;
+	key.lane = 0;
+	sib = afa_stream_lookup(&key);
+	if (sib && sib->split) {
+		sib->split = false;
+		afa_stream_set_order(sib, sib->ctl.order);
+	}
+}
+
+/*
  * A free way of the set, else the least recently faulted, if not now:
  * not one faulted in the last fold, nor one this fold took.
  */
@@ -437,10 +459,10 @@ static bool afa_stream_add(const struct afa_stream_cand *c,
 	if (s->key.mapping) {
 		afa_stream_id(s, &id);
 		trace_afa_stream(s->key.class, &id, s->ctl.order, false);
+		afa_stream_unmark_split(s);
 	}
 	__set_bit(s - afa_streams, afa_stream_taken);
 	s->gen++;
-	afa_stream_sum(s - afa_streams, &s->seen);
 	s->last = (struct afa_evidence){};
 	s->pending = (struct afa_ctl_input){};
 	s->dev = c->dev;
@@ -453,6 +475,14 @@ static bool afa_stream_add(const struct afa_stream_cand *c,
 	afa_ctl_init(&s->ctl, afa_class_params(c->key.class, p, &tmp),
 		     c->order);
 	afa_stream_publish(s, &c->key, s->ctl.order);
+	/*
+	 * The counters' baseline once the new generation is out: what a
+	 * fault that checked the old one adds before this is the old file's
+	 * and stays out of the new one's evidence.  Either way at most the
+	 * faults in flight on other CPUs: an old one's adding after this
+	 * counts here, a new one's before it is lost.
+	 */
+	afa_stream_sum(s - afa_streams, &s->seen);
 	afa_stream_mark_split(s);
 	afa_stream_id(s, &id);
 	trace_afa_stream(s->key.class, &id, s->ctl.order, true);
@@ -475,11 +505,13 @@ static bool afa_stream_read_cand(struct afa_stream_cpu *sc, unsigned int i,
 /*
  * Add one CPU's candidates noted since the last fold took them.  A file
  * whose set is full of files faulted in this fold waits: it keeps its
- * class's window meanwhile, and it and the ones noted after it are
- * looked at again at the next fold.  The others are taken once: a
- * candidate left in the ring and added again at every fold would evict
- * a live stream each time it found its file evicted, and five files of
- * one set in the rings would evict each other fold after fold.
+ * class's window meanwhile, and it is looked at again at the next fold
+ * (cand_taken stays before it, so its ring slot is not overwritten).
+ * The others are taken once, also those noted after a waiting one
+ * (cand_done): a candidate left in the ring and added again at every
+ * fold would evict a live stream each time it found its file evicted,
+ * and five files of one set in the rings would evict each other fold
+ * after fold.
  */
 static unsigned int afa_stream_add_cpu(struct afa_stream_cpu *sc,
 				       const struct afa_ctl_params *p)
@@ -491,13 +523,16 @@ static unsigned int afa_stream_add_cpu(struct afa_stream_cpu *sc,
 
 	for (i = 0; i < AFA_NR_CANDS; i++) {
 		if (!afa_stream_read_cand(sc, i, &c) ||
-		    (s32)(c.seq - taken) <= 0)
+		    (s32)(c.seq - taken) <= 0 || c.seq == sc->cand_done[i])
 			continue;
 		if ((s32)(c.seq - done) > 0)
 			done = c.seq;
-		if (afa_stream_lookup(&c.key))
+		if (afa_stream_lookup(&c.key)) {
+			sc->cand_done[i] = c.seq;
 			continue;
+		}
 		if (afa_stream_add(&c, p)) {
+			sc->cand_done[i] = c.seq;
 			n++;
 			continue;
 		}
@@ -596,12 +631,12 @@ void afa_stream_show(struct seq_file *m)
 
 	seq_printf(m, "# streams: %u of %u slots in use\n",
 		   afa_stream_nr_used(), AFA_NR_STREAMS);
-	seq_puts(m, "stream class        dev          ino lane order   window_kib  span_kib   faults grow% trial% idle_ms settled   tested\n");
+	seq_puts(m, "stream class        dev          ino lane order   window_kib  span_kib   faults grow% trial% idle_ms settled   tested split\n");
 	for (i = 0; i < AFA_NR_STREAMS; i++) {
 		s = &afa_streams[i];
 		if (!s->key.mapping)
 			continue;
-		seq_printf(m, "%6u %-8s %4u:%-4u %12llu %4u %5u %12llu %9llu %8llu %5u %6u %7u %7u %8llu\n",
+		seq_printf(m, "%6u %-8s %4u:%-4u %12llu %4u %5u %12llu %9llu %8llu %5u %6u %7u %7u %8llu %5u\n",
 			   i, afa_class_name(s->key.class),
 			   MAJOR(s->dev), MINOR(s->dev), s->key.ino,
 			   s->key.lane, s->ctl.order,
@@ -611,7 +646,7 @@ void afa_stream_show(struct seq_file *m)
 			   afa_ctl_grow_permille(&s->ctl) / 10,
 			   afa_ctl_trial_permille(&s->ctl) / 10,
 			   jiffies_to_msecs(jiffies - s->last_fault),
-			   afa_ctl_settled(&s->ctl), s->nr_tested);
+			   afa_ctl_settled(&s->ctl), s->nr_tested, s->split);
 	}
 }
 

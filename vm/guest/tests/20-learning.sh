@@ -334,6 +334,36 @@ check "split: a new scan maps at the scans' window ($flt faults <= 4/3 * $want +
 	test "$flt" -le $((want * 4 / 3 + 48 + 32 * ${mig:-0}))
 awk -v id="$bi" '$1 == "stream" || $3 ":" $4 == id' $STATS
 
+# A lane 1 that leaves the table takes its file's split with it: lane 0
+# stops holding back the evidence of new mappings (stream.c,
+# afa_stream_unmark_split(); before, a lane 0 kept the flag for good and
+# short processes that ended before their first verdict taught it
+# nothing).  New 4-page files fill the table, at most four a fold (the
+# candidate ring), until lane 1 is evicted; a mapping like lane 0's,
+# judged and counted there, keeps lane 0 the most recent of its set.
+s0=$(stream_lane_col "$bi" rodata 0 split)
+s1=$(stream_lane_col "$bi" rodata 1 split)
+check "split: both lanes of the file show it split ($s0, $s1)" \
+	test "$s0" = 1 -a "$s1" = 1
+if [ $lo = 0 ]; then keep="-p stride"; else keep="-l 268435456 -p seq"; fi
+i=0
+while [ -n "$(stream_lane_col "$bi" rodata 1 order)" ] && [ $i -lt 1024 ]; do
+	i=$((i + 1))
+	head -c 16384 /dev/zero >/mnt/evict.$i
+	afa-work /mnt/evict.$i >/dev/null
+	if [ $((i % 4)) = 0 ]; then
+		afa-work $keep $both >/dev/null
+		wait_periods 1 || break
+	fi
+done
+# (the files stay: a later file given a deleted one's inode number would
+# share its dev:ino with the deleted one's row while that is in the table)
+s0=$(stream_lane_col "$bi" rodata 0 split)
+echo "split: lane 1 evicted after $i new files; lane 0 split=$s0"
+awk -v id="$bi" '$1 == "stream" || $3 ":" $4 == id' $STATS
+check "split: lane 1 evicted ($i new files), lane 0 kept and no longer split (split=$s0)" \
+	test -z "$(stream_lane_col "$bi" rodata 1 order)" -a "$s0" = 0
+
 # Exec: the second exec of a binary starts from the window the first
 # learned: one stream for its text, whose state the later runs continue.
 # Three more execs, not one: a process's start is denser than its end,
@@ -362,6 +392,19 @@ wait_periods 1
 rorder=$(stream_class_col "$(fid $seq)" rand order)
 check "rand: a MADV_RANDOM scan stays at or below the kernel's order 4 ($rorder)" \
 	test -n "$rorder" -a "${rorder:-9}" -le 4
+# At the ceiling no growth is tested: the law drops that evidence there,
+# and a mapping's tally would count it against its lane's trials alone
+# (split.h).  A third scan, at order 4: its faults add to the stream's
+# faults, none to its tested.
+f0=$(stream_class_col "$(fid $seq)" rand faults)
+t0=$(stream_class_col "$(fid $seq)" rand tested)
+afa-work -a rand -p seq $seq >/dev/null
+wait_periods 1
+f1=$(stream_class_col "$(fid $seq)" rand faults)
+t1=$(stream_class_col "$(fid $seq)" rand tested)
+echo "rand: a third scan at order $rorder: faults $f0 -> $f1, tested $t0 -> $t1"
+check "rand: at MADV_RANDOM's ceiling no growth test ($((f1 - f0)) faults, $((t1 - t0)) tested)" \
+	test "$rorder" = 4 -a $((f1 - f0)) -ge 1024 -a "$t1" = "$t0"
 
 # A fold sums only the streams some CPU counted in since the last fold
 # (per-CPU marks): with 16 more files in the table and only this
