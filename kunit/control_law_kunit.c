@@ -1082,6 +1082,7 @@ static void afa_ctl_unchecked_params(struct kunit *test)
 		ev(0, 0, 0, 0), ev(U32_MAX, 1, U32_MAX, 1),
 		ev(0, 0, U32_MAX, 0),
 	};
+	const struct afa_ctl_input scan = ev(64, 32, 0, 0);
 	struct loop l = { .c = { U32_MAX, 0 } };
 	u32 k;
 
@@ -1100,6 +1101,16 @@ static void afa_ctl_unchecked_params(struct kunit *test)
 	for (k = 0; k < 200; k++) {
 		loop_step(&l, &in[k % ARRAY_SIZE(in)]);
 		KUNIT_ASSERT_LE(test, l.order, (u32)AFA_ORDER_MAX);
+	}
+	/* a deadband past any saving: a scan's free step still points up */
+	l.p = afa_ctl_params_default;
+	l.p.deadband = S32_MAX;
+	l.c = f2p;
+	loop_init(&l, 1);
+	for (k = 0; k < 100; k++) {
+		loop_step(&l, &scan);
+		KUNIT_ASSERT_GE(test, l.tr.error, 0);
+		KUNIT_ASSERT_GE(test, l.order, 1U);
 	}
 }
 

@@ -332,6 +332,16 @@ static u32 afa_ctl_clamp(const struct afa_ctl_params *p, s32 order)
 			       afa_ctl_max_order(p));
 }
 
+/*
+ * The deadband as the law applies it: under half the cost even for an
+ * unchecked tunable, so that it and the free step's twice it stay
+ * positive s32 savings.
+ */
+static s32 afa_ctl_deadband(const struct afa_ctl_params *p)
+{
+	return min_t(u32, p->deadband, AFA_UNIT / 2 - 1);
+}
+
 static bool afa_ctl_enough(const struct afa_ctl_params *p, u32 count)
 {
 	return count >= max(p->min_samples, 1U);
@@ -621,7 +631,7 @@ static void afa_ctl_predict(struct afa_ctl_state *st,
 			  afa_saving_shrink_span(st->order, st->trial_avg,
 						 tr->span, c) : 0;
 	if (tried)
-		st->shrink_pays = tr->save_shrink > (s32)p->deadband;
+		st->shrink_pays = tr->save_shrink > afa_ctl_deadband(p);
 }
 
 /*
@@ -635,15 +645,16 @@ static s32 afa_ctl_error(const struct afa_ctl_state *st,
 			 const struct afa_ctl_params *p,
 			 const struct afa_ctl_trace *tr)
 {
-	if (tr->save_grow > (s32)p->deadband &&
-	    (st->order < afa_ctl_max_order(p) ||
-	     tr->save_shrink <= (s32)p->deadband))
+	s32 deadband = afa_ctl_deadband(p);
+
+	if (tr->save_grow > deadband &&
+	    (st->order < afa_ctl_max_order(p) || tr->save_shrink <= deadband))
 		return tr->save_grow;
-	if (tr->save_shrink > (s32)p->deadband)
+	if (tr->save_shrink > deadband)
 		return -tr->save_shrink;
 	if (tr->save_grow > 0 && st->grow_avg >= AFA_UNIT / 2 &&
 	    st->order < afa_ctl_max_order(p))
-		return 2 * p->deadband;
+		return 2 * deadband;
 	return 0;
 }
 
