@@ -29,6 +29,7 @@ struct afa_cpu_count {
 	u32 max_window;		/* largest window the kernel asked for */
 	u32 contract_mismatch;	/* kernel windows do_fault_around() cannot give */
 	u32 trial_countdown;	/* faults left before the next trial */
+	u8 kernel_order;	/* 1 + the kernel's order proven; 0: none */
 	u64 fast_calls;		/* calls that took the fast path (probe.c) */
 };
 
@@ -98,7 +99,7 @@ void afa_direct_enter(struct pt_regs *regs);
 /* contract.c */
 bool afa_contract_init(void);
 bool afa_kernel_window_ok(const struct afa_fault_pos *pos, u64 start,
-			  u64 end);
+			  u64 end, u8 *order_seen);
 void afa_contract_fold(u32 mismatches);
 extern bool afa_contract_test;
 extern bool afa_contract_unknown_test;
@@ -110,7 +111,7 @@ void afa_cost_show(struct seq_file *m);
 bool afa_cost_mapping(struct address_space *mapping, u8 *order);
 
 /* kernel_window.c */
-void afa_kernel_window_check(u64 map_calls, u64 filemap_faults);
+bool afa_kernel_window_check(u64 map_calls, u64 filemap_faults);
 unsigned long afa_kernel_window_bytes(void);
 const struct afa_ctl_params *afa_class_params(unsigned int class,
 					      const struct afa_ctl_params *p,

@@ -77,15 +77,21 @@ bool afa_contract_init(void)
  * @pos:	the fault
  * @start:	first page of the kernel's window
  * @end:	last page of the kernel's window
+ * @order_seen:	set to 1 + the kernel's window order where the window
+ *		proves it, else 0
  *
  * Fault path.  The kernel's order is not known exactly (the window may be
  * clamped), so any order that gives the same window will do: its own
- * size rounded up first, the cheap case, then the others.
+ * size rounded up first, the cheap case, then the others.  In the cheap
+ * case the window also proves the kernel's order where the next order's
+ * window would be larger: no order below its size rounded up can give
+ * it, and every order above would have given the larger one.  (A window
+ * clamped to the same pages at the next order proves nothing.)
  *
  * Return: true when some order's window is exactly [@start, @end].
  */
 bool afa_kernel_window_ok(const struct afa_fault_pos *pos, u64 start,
-			  u64 end)
+			  u64 end, u8 *order_seen)
 {
 	/* Up to a whole page table: 2048 pages with 16 KiB pages (arm64). */
 	unsigned int top = max_t(unsigned int, AFA_ORDER_MAX,
@@ -93,12 +99,17 @@ bool afa_kernel_window_ok(const struct afa_fault_pos *pos, u64 start,
 	unsigned int order, guess;
 	u64 s, e;
 
+	*order_seen = 0;
 	if (unlikely(READ_ONCE(afa_contract_test)) || start > end)
 		return false;
 	guess = order_base_2(end - start + 1);
 	afa_window(pos, guess, &s, &e);
-	if (s == start && e == end)
+	if (s == start && e == end) {
+		afa_window(pos, guess + 1, &s, &e);
+		if (s != start || e != end)
+			*order_seen = guess + 1;
 		return true;
+	}
 	for (order = 0; order <= top; order++) {
 		afa_window(pos, order, &s, &e);
 		if (s == start && e == end)

@@ -7,7 +7,13 @@
  *
  * - the largest window do_fault_around() asked for in a period is the
  *   kernel's window, unless every fault of the period was clamped by its
- *   VMA or page table;
+ *   VMA or page table: shown in the stats;
+ * - MADV_RANDOM's ceiling (afa_class_params()) is the kernel's order as
+ *   last proven by a window the contract check looked at (contract.c:
+ *   the next order's window would have been larger), raised at once by
+ *   any larger window asked for, never lowered by a period of clamped
+ *   windows or while fault-around looks off: the rand states are pulled
+ *   under it when it comes down (period.c);
  * - with fault_around_bytes at 4096 the administrator has turned
  *   fault-around off: do_fault_around() is not called, the probe sees no
  *   map_pages call while ->fault keeps being called (tracepoint
@@ -35,6 +41,8 @@
 /* Period worker only. */
 static bool afa_fa_off;
 static unsigned long afa_fa_bytes;
+/* MADV_RANDOM's ceiling: the kernel's order, 64 KiB until known. */
+static u8 afa_fa_order = ilog2(SZ_64K >> PAGE_SHIFT);
 
 static u32 afa_fold_max_window(void)
 {
@@ -50,14 +58,43 @@ static u32 afa_fold_max_window(void)
 	return max;
 }
 
+/* The kernel's order a window of this fold proved, plus one; 0: none. */
+static u8 afa_fold_kernel_order(void)
+{
+	u8 max = 0, o;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		o = READ_ONCE(per_cpu_ptr(&afa_count, cpu)->kernel_order);
+		max = max(max, o);
+		WRITE_ONCE(per_cpu_ptr(&afa_count, cpu)->kernel_order, 0);
+	}
+	return max;
+}
+
+/* The ceiling: as proven, else raised by a larger window asked for. */
+static bool afa_kernel_order_update(u32 max_pages)
+{
+	u8 seen = afa_fold_kernel_order(), old = afa_fa_order;
+
+	if (seen)
+		afa_fa_order = seen - 1;
+	else if (max_pages > BIT(afa_fa_order))
+		afa_fa_order = order_base_2(max_pages);
+	return afa_fa_order < old;
+}
+
 /**
  * afa_kernel_window_check() - infer the kernel's window, log when it is off
  * @map_calls:		map_pages calls in the period, all classes
  * @filemap_faults:	->fault calls in the period (tracepoint)
+ *
+ * Return: true when MADV_RANDOM's ceiling came down.
  */
-void afa_kernel_window_check(u64 map_calls, u64 filemap_faults)
+bool afa_kernel_window_check(u64 map_calls, u64 filemap_faults)
 {
 	u32 max_pages = afa_fold_max_window();
+	bool fell = afa_kernel_order_update(max_pages);
 
 	if (map_calls) {
 		afa_fa_bytes = (unsigned long)max_pages << PAGE_SHIFT;
@@ -65,14 +102,15 @@ void afa_kernel_window_check(u64 map_calls, u64 filemap_faults)
 			pr_info_ratelimited("fault-around is on again (the kernel asked for windows up to %lu bytes)\n",
 					    afa_fa_bytes);
 		afa_fa_off = false;
-		return;
+		return fell;
 	}
 	if (filemap_faults < AFA_OFF_MIN_FAULTS || afa_fa_off)
-		return;
+		return fell;
 	afa_fa_off = true;
 	afa_fa_bytes = PAGE_SIZE;
 	pr_info_ratelimited("fault-around looks off: %llu ->fault calls and no map_pages call in a period (fault_around_bytes at one page, %lu?); the module only observes until it is on again\n",
 			    filemap_faults, PAGE_SIZE);
+	return fell;
 }
 
 /**
@@ -82,7 +120,8 @@ void afa_kernel_window_check(u64 map_calls, u64 filemap_faults)
  * @tmp:	room for a copy
  *
  * A program's MADV_RANDOM is a ceiling: the rand class never gets a
- * window larger than the kernel's own (64 KiB until a fold has seen it).
+ * window larger than the kernel's own (64 KiB until a fold has seen it;
+ * kept while fault-around looks off).
  *
  * Return: @p, or @tmp holding @p with max_order lowered.
  */
@@ -90,9 +129,7 @@ const struct afa_ctl_params *afa_class_params(unsigned int class,
 					      const struct afa_ctl_params *p,
 					      struct afa_ctl_params *tmp)
 {
-	unsigned long pages = afa_fa_bytes ? afa_fa_bytes >> PAGE_SHIFT :
-					     SZ_64K >> PAGE_SHIFT;
-	u32 order = ilog2(max(pages, 1UL));
+	u32 order = afa_fa_order;
 
 	if (class != AFA_CLASS_RAND || order >= p->max_order)
 		return p;

@@ -84,7 +84,11 @@ static unsigned long afa_next_fold;
 bool afa_period_idle;
 /* Folds left since a move that a kick runs at once; 0: wait a jiffy. */
 static unsigned int afa_quick_left;
-/* Parameters written between the class states' start and the worker's. */
+/*
+ * Pull the class states inside their bounds at the next fold: parameters
+ * written between the class states' start and the worker's, or
+ * MADV_RANDOM's ceiling come down.
+ */
 static bool afa_rebound_first;
 
 /* Queue the next period on an idle CPU, while that choice holds. */
@@ -145,7 +149,7 @@ void afa_period_wake_up(void)
  * Per-CPU sums of the global counters.
  * Return: the ->fault calls of the fold.
  */
-static u32 afa_fold_global(u64 map_calls)
+static u32 afa_fold_global(u64 map_calls, bool *ceiling_fell)
 {
 	u32 filemap = 0, mismatch = 0, delta;
 	int cpu;
@@ -159,8 +163,22 @@ static u32 afa_fold_global(u64 map_calls)
 	delta = filemap - afa_global.filemap_seen;
 	afa_global.filemap_seen = filemap;
 	afa_global.filemap_faults += delta;
-	afa_kernel_window_check(map_calls, delta);
+	*ceiling_fell = afa_kernel_window_check(map_calls, delta);
 	return delta;
+}
+
+/*
+ * The rand class's largest order as its law runs it (afa_class_params():
+ * MADV_RANDOM's ceiling, the kernel's order as last known), so that
+ * the fault path takes no growth test the law would drop, and judges a
+ * mapping there by the evidence its lane's law keeps (split.h).
+ */
+static void afa_period_rand_limit(const struct afa_ctl_params *p)
+{
+	struct afa_ctl_params tmp;
+
+	WRITE_ONCE(afa_limits.rand_max_order,
+		   afa_class_params(AFA_CLASS_RAND, p, &tmp)->max_order);
 }
 
 /* Parameters for this fold; on a change of bounds, pull states inside. */
@@ -173,23 +191,10 @@ static bool afa_period_params(struct afa_ctl_params *p)
 		afa_steer_changed();
 	}
 	WRITE_ONCE(afa_limits.max_order, p->max_order);
+	afa_period_rand_limit(p);
 	if (changed)
 		afa_stream_rebound(p);
 	return changed;
-}
-
-/*
- * The rand class's largest order as its law runs it (afa_class_params():
- * MADV_RANDOM's ceiling, the kernel's window as last inferred), so that
- * the fault path takes no growth test the law would drop, and judges a
- * mapping there by the evidence its lane's law keeps (split.h).
- */
-static void afa_period_rand_limit(const struct afa_ctl_params *p)
-{
-	struct afa_ctl_params tmp;
-
-	WRITE_ONCE(afa_limits.rand_max_order,
-		   afa_class_params(AFA_CLASS_RAND, p, &tmp)->max_order);
 }
 
 /* May the next kick fold at once?  After a move, a few times. */
@@ -214,7 +219,7 @@ static void afa_period_fn(struct work_struct *work)
 	unsigned int added;
 	u64 map_calls;
 	u32 faults;
-	bool rebound;
+	bool rebound, fell;
 
 	mutex_lock(&afa_stats_lock);
 	moves = afa_ctl_moves;
@@ -228,8 +233,13 @@ static void afa_period_fn(struct work_struct *work)
 	afa_cost_get(&c);
 	map_calls = afa_control_fold(&p, &c, rebound);
 	map_calls += afa_stream_fold(&p, &c);
-	faults = afa_fold_global(map_calls);
-	afa_period_rand_limit(&p);
+	faults = afa_fold_global(map_calls, &fell);
+	if (fell) {
+		/* MADV_RANDOM's ceiling came down: rand states under it now. */
+		afa_period_rand_limit(&p);
+		afa_stream_rebound(&p);
+		afa_rebound_first = true;
+	}
 	added = afa_stream_add_noted(&p);
 	if (added)
 		/* Pairs with the probe's acquire: slots before generation. */
@@ -279,7 +289,6 @@ int afa_period_init(void)
 
 	/* The fault path's bounds from the first fault, not the first fold. */
 	afa_rebound_first = afa_period_params(&p);
-	afa_period_rand_limit(&p);
 	for_each_possible_cpu(cpu)
 		init_irq_work(per_cpu_ptr(&afa_kick_work, cpu), afa_kick_fn);
 	afa_last_fold = jiffies;

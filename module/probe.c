@@ -697,6 +697,22 @@ static bool afa_contract_due(struct afa_probe_cpu *pc)
 }
 
 /*
+ * Check the kernel's window against the contract; note the kernel's
+ * order where the window proves it (kernel_window.c: MADV_RANDOM's
+ * ceiling).
+ */
+static noinline void afa_contract_check(const struct afa_fault_pos *pos,
+					u64 start, u64 end)
+{
+	u8 seen;
+
+	if (!afa_kernel_window_ok(pos, start, end, &seen))
+		this_cpu_inc(afa_count.contract_mismatch);
+	else if (seen)
+		this_cpu_write(afa_count.kernel_order, seen);
+}
+
+/*
  * One map_pages call the module steers: its fault, the windows of the
  * stream's order and its two neighbours, computed once, and the fault's
  * PTE table, read at most once, for every question the call asks.
@@ -1280,9 +1296,8 @@ static noinline void afa_probe_map_call(struct afa_probe_cpu *pc,
 	/* Observing, every call is tested, and a sample of them checked. */
 	if (steer)
 		tests = afa_tests_due(pc, &fs, vmf);
-	if (tests && afa_contract_due(pc) &&
-	    !afa_kernel_window_ok(&pos, start, end))
-		this_cpu_inc(afa_count.contract_mismatch);
+	if (tests && afa_contract_due(pc))
+		afa_contract_check(&pos, start, end);
 	afa_span_note(pc, vma->vm_mm, tests ? fs.ev : NULL);
 	if (steer && tests)
 		nr_pages = afa_learn_and_act(pc, vmf, regs, &pos, &fs,

@@ -490,6 +490,47 @@ check "rand at min_order 5: a MADV_RANDOM stream is not pulled above order 4 ($r
 check "rand at min_order 5: a new MADV_RANDOM file maps 16 pages a fault at most ($rflt faults, order $rnew)" \
 	test "${rflt:-0}" -ge 1024 -a -n "$rnew" -a "${rnew:-9}" -le 4
 
+# The ceiling follows the kernel's window down at once: with
+# fault_around_bytes at 16 KiB a new file's faults, tested while its
+# stream learns and one in eight of them checked against the contract,
+# prove the kernel's order 2 (kernel_window.c), and that fold pulls the
+# rand streams under it, the first scan's too, which has no fault of its
+# own since (before, it came down at its next batch of trials).
+forig=$(cat $FAB)
+ceil=/mnt/ceil16
+make_file $ceil 16
+small_folios $ceil
+echo 16384 >$FAB
+afa-work -p seq $ceil >/dev/null
+wait_periods 2
+r16=$(stream_class_col "$(fid $seq)" rand order)
+echo "rand: fault_around_bytes 16384: the first scan's rand stream at order $r16"
+check "rand: fault_around_bytes lowered to 16 KiB, the rand stream comes under it without a fault of its own (order $r16 <= 2)" \
+	test -n "$r16" -a "${r16:-9}" -le 2
+# Fault-around off (one page): no map_pages call, the module says so,
+# keeps the ceiling it knew (before: one page, and the next rebound set
+# every rand state to order 0), and says when it is on again.
+page=$(page_bytes)
+echo $page >$FAB
+afa-work -p seq $ceil >/dev/null
+wait_periods 2
+kw=$(kv kernel_window "$(head -n 1 $STATS)")
+echo 8 >$P/max_order
+wait_periods 2
+echo 9 >$P/max_order
+wait_periods 2
+roff=$(stream_class_col "$(fid $seq)" rand order)
+echo "rand: fault-around off: kernel_window=$kw, the rand stream at order $roff after two rebounds"
+check "fault-around off: the module says it looks off (kernel_window=$kw)" \
+	sh -c "dmesg | grep -q 'fault-around looks off' && test '$kw' = $page"
+check "fault-around off: the rand stream keeps its order through a rebound ($r16 -> $roff)" \
+	test -n "$roff" -a "$roff" = "$r16"
+echo "$forig" >$FAB
+afa-work -p seq $ceil >/dev/null
+wait_periods 2
+check "fault-around on again: the module says so" \
+	sh -c "dmesg | grep -q 'fault-around is on again'"
+
 rmmod autofaultaround
 check "no kernel report after the learning tests" dmesg_clean
 
