@@ -264,7 +264,7 @@ MODULE_PARM_DESC(enabled, "Set the window (1), or leave the fault path to the ke
  * changing it means reloading the module.
  */
 bool afa_direct_call = true;
-module_param_named(direct_call, afa_direct_call, bool, 0444);
+module_param_cb(direct_call, &afa_bool_ops, &afa_direct_call, 0444);
 MODULE_PARM_DESC(direct_call,
 		 "Attach by ftrace direct call where the kernel has it (x86-64), else fprobe or kprobe (1)");
 
@@ -284,8 +284,8 @@ MODULE_PARM_DESC(test_contract_mismatch,
  * observe on every kernel it boots, not only on a release outside the
  * list.
  */
-module_param_named(test_contract_unknown, afa_contract_unknown_test, bool,
-		   0444);
+module_param_cb(test_contract_unknown, &afa_bool_ops,
+		&afa_contract_unknown_test, 0444);
 MODULE_PARM_DESC(test_contract_unknown,
 		 "Testing only: at load, take the kernel's contract as unknown (0)");
 

@@ -223,7 +223,9 @@ static void afa_period_fn(struct work_struct *work)
 
 	mutex_lock(&afa_stats_lock);
 	moves = afa_ctl_moves;
-	afa_global.last_fold_ms = jiffies_to_msecs(now - afa_last_fold);
+	/* capped, not wrapped, after some 50 days without a fold */
+	afa_global.last_fold_ms = min_t(u64, jiffies64_to_msecs(now - afa_last_fold),
+					U32_MAX);
 	afa_global.nr_kicked += time_before(now, afa_last_fold +
 					    msecs_to_jiffies(READ_ONCE(afa_period_ms)));
 	WRITE_ONCE(afa_last_fold, now);

@@ -90,6 +90,17 @@ echo 4 >$P/min_order 2>/dev/null
 check "min_order above max_order is rejected (min_order $(cat $P/min_order))" \
 	test "$(cat $P/min_order)" = 0
 rmmod autofaultaround
+# The read-only booleans are as strict at load as the others: "0x" is
+# not 0 (the kernel's own bool parser reads the first character only).
+for w in direct_call=0x test_contract_unknown=1junk enabled=yes; do
+	if modprobe autofaultaround $w 2>/dev/null; then
+		rmmod autofaultaround
+		fail "load with $w is refused (it loaded)"
+	else
+		check "load with $w is refused, with a line that names it" \
+			sh -c "dmesg | tail -n 20 | grep -q '${w%%=*}'"
+	fi
+done
 
 # The law traces every step with its evidence and terms; a sequential
 # file grows, and each step is consistent: P = kp * error / 1024 within
