@@ -87,7 +87,7 @@ static unsigned int afa_quick_left;
 /*
  * Pull the class states inside their bounds at the next fold: parameters
  * written between the class states' start and the worker's, or
- * MADV_RANDOM's ceiling come down.
+ * MADV_RANDOM's ceiling having come down.
  */
 static bool afa_rebound_first;
 
