@@ -506,7 +506,7 @@ static bool afa_stream_read_cand(struct afa_stream_cpu *sc, unsigned int i,
  * Add one CPU's candidates noted since the last fold took them.  A file
  * whose set is full of files faulted in this fold waits: it keeps its
  * class's window meanwhile, and it is looked at again at the next fold
- * (cand_taken stays before it, so its ring slot is not overwritten).
+ * if no newer candidate took its ring slot (cand_taken stays before it).
  * The others are taken once, also those noted after a waiting one
  * (cand_done): a candidate left in the ring and added again at every
  * fold would evict a live stream each time it found its file evicted,
