@@ -44,38 +44,31 @@ static unsigned long afa_fa_bytes;
 /* MADV_RANDOM's ceiling: the kernel's order, 64 KiB until known. */
 static u8 afa_fa_order = ilog2(SZ_64K >> PAGE_SHIFT);
 
-static u32 afa_fold_max_window(void)
+/*
+ * The largest window the kernel asked for in the fold, and the kernel's
+ * order a window of the fold proved, plus one (0: none); both restart.
+ * A store racing with a reset only loses one fold's value.
+ */
+static void afa_fold_windows(u32 *max_pages, u8 *order_seen)
 {
-	u32 max = 0, w;
+	struct afa_cpu_count *cc;
 	int cpu;
 
+	*max_pages = 0;
+	*order_seen = 0;
 	for_each_possible_cpu(cpu) {
-		w = READ_ONCE(per_cpu_ptr(&afa_count, cpu)->max_window);
-		max = max(max, w);
-		/* A store racing with this reset only loses one period's max. */
-		WRITE_ONCE(per_cpu_ptr(&afa_count, cpu)->max_window, 0);
+		cc = per_cpu_ptr(&afa_count, cpu);
+		*max_pages = max(*max_pages, READ_ONCE(cc->max_window));
+		*order_seen = max(*order_seen, READ_ONCE(cc->kernel_order));
+		WRITE_ONCE(cc->max_window, 0);
+		WRITE_ONCE(cc->kernel_order, 0);
 	}
-	return max;
-}
-
-/* The kernel's order a window of this fold proved, plus one; 0: none. */
-static u8 afa_fold_kernel_order(void)
-{
-	u8 max = 0, o;
-	int cpu;
-
-	for_each_possible_cpu(cpu) {
-		o = READ_ONCE(per_cpu_ptr(&afa_count, cpu)->kernel_order);
-		max = max(max, o);
-		WRITE_ONCE(per_cpu_ptr(&afa_count, cpu)->kernel_order, 0);
-	}
-	return max;
 }
 
 /* The ceiling: as proven, else raised by a larger window asked for. */
-static bool afa_kernel_order_update(u32 max_pages)
+static bool afa_kernel_order_update(u32 max_pages, u8 seen)
 {
-	u8 seen = afa_fold_kernel_order(), old = afa_fa_order;
+	u8 old = afa_fa_order;
 
 	if (seen)
 		afa_fa_order = seen - 1;
@@ -93,8 +86,12 @@ static bool afa_kernel_order_update(u32 max_pages)
  */
 bool afa_kernel_window_check(u64 map_calls, u64 filemap_faults)
 {
-	u32 max_pages = afa_fold_max_window();
-	bool fell = afa_kernel_order_update(max_pages);
+	u32 max_pages;
+	bool fell;
+	u8 seen;
+
+	afa_fold_windows(&max_pages, &seen);
+	fell = afa_kernel_order_update(max_pages, seen);
 
 	if (map_calls) {
 		afa_fa_bytes = (unsigned long)max_pages << PAGE_SHIFT;
