@@ -187,6 +187,8 @@ struct afa_last_map {
 	struct address_space *mapping;
 	pgoff_t pgoff;
 	struct afa_evidence *ev;	/* counters the call was counted in */
+	u32 gen;			/* their slot's generation then */
+	u16 owner;			/* their slot, or AFA_CLASS_OWNER() */
 	bool missed;			/* its miss was counted */
 };
 
@@ -201,6 +203,8 @@ struct afa_span_mark {
 	u64 migrations;			/* the task's, then */
 	long pages;			/* afa_mm_file_pages(), then */
 	struct afa_evidence *ev;	/* counters the call was counted in */
+	u32 gen;			/* their slot's generation then */
+	u16 owner;			/* their slot, or AFA_CLASS_OWNER() */
 };
 
 struct afa_probe_cpu {
@@ -757,15 +761,15 @@ static void afa_growth_test(struct afa_call *c, struct afa_evidence *ev)
 }
 
 /*
- * Is @t still of the stream it was taken for?  A slot taken over by
- * another file since (stream.c) would count another file's window in
- * the new one's evidence: such a trial is dropped.  Class states are
- * never taken over.
+ * Is @owner still the stream it was at generation @gen?  A slot taken
+ * over by another file since (stream.c) would count another file's
+ * faults in the new one's evidence: what was recorded for it (a trial,
+ * a miss, a span) is dropped.  Class states are never taken over.
  */
-static bool afa_trial_current(const struct afa_trial *t)
+static bool afa_owner_current(u16 owner, u32 gen)
 {
-	return t->owner >= AFA_NR_STREAMS ||
-	       afa_pub_gen(READ_ONCE(*afa_stream_pub(t->owner))) == t->gen;
+	return owner >= AFA_NR_STREAMS ||
+	       afa_pub_gen(READ_ONCE(*afa_stream_pub(owner))) == gen;
 }
 
 /*
@@ -777,7 +781,7 @@ static bool afa_trial_current(const struct afa_trial *t)
  */
 static void afa_trial_count(const struct afa_trial *t)
 {
-	if (!afa_trial_current(t))
+	if (!afa_owner_current(t->owner, t->gen))
 		return;
 	t->ev->trials++;
 	if (t->owner < AFA_NR_STREAMS)
@@ -946,13 +950,15 @@ static u32 afa_actuate(struct pt_regs *regs, const struct afa_fault_pos *pos,
 }
 
 static void afa_note_map(struct afa_probe_cpu *pc, struct vm_fault *vmf,
-			 struct afa_evidence *ev)
+			 struct afa_evidence *ev, u16 owner, u32 gen)
 {
 	pc->last = (struct afa_last_map){
 		.task = current,
 		.mapping = vmf->vma->vm_file->f_mapping,
 		.pgoff = vmf->pgoff,
 		.ev = ev,
+		.gen = gen,
+		.owner = owner,
 	};
 }
 
@@ -966,10 +972,11 @@ static void afa_note_map(struct afa_probe_cpu *pc, struct vm_fault *vmf,
  * window and a folio mapped by ->fault).  A thread of the same mm on
  * this CPU in between adds its pages: noise, which the ratio tolerates.
  * A call that is not measured (@ev NULL: a settled stream's unsampled
- * fault) still ends the measurement of the one before.
+ * fault) still ends the measurement of the one before; a span whose
+ * stream's slot went to another file since counts nowhere.
  */
 static void afa_span_note(struct afa_probe_cpu *pc, struct mm_struct *mm,
-			  struct afa_evidence *ev)
+			  struct afa_evidence *ev, u16 owner, u32 gen)
 {
 	struct afa_span_mark *m = &pc->span;
 	u64 migrations;
@@ -981,7 +988,8 @@ static void afa_span_note(struct afa_probe_cpu *pc, struct mm_struct *mm,
 	pages = afa_mm_file_pages(mm);
 	grown = pages - m->pages;
 	if (m->task == current && m->mm == mm && m->migrations == migrations &&
-	    grown > 0 && grown <= 2 * PTRS_PER_PTE) {
+	    grown > 0 && grown <= 2 * PTRS_PER_PTE &&
+	    afa_owner_current(m->owner, m->gen)) {
 		m->ev->spans++;
 		m->ev->span_pages += grown;
 	}
@@ -995,6 +1003,8 @@ static void afa_span_note(struct afa_probe_cpu *pc, struct mm_struct *mm,
 		.migrations = migrations,
 		.pages = pages,
 		.ev = ev,
+		.gen = gen,
+		.owner = owner,
 	};
 }
 
@@ -1241,6 +1251,7 @@ static __always_inline bool afa_probe_fast(struct afa_probe_cpu *pc,
 		       regs_get_kernel_argument(regs, 1) + 1;
 	struct afa_vma_cache *c = &pc->cache[pc->cache_last];
 	struct afa_evidence *ev;
+	u32 gen;
 	u16 slot;
 	u8 order;
 
@@ -1250,6 +1261,7 @@ static __always_inline bool afa_probe_fast(struct afa_probe_cpu *pc,
 	/* read before the stores below, which the compiler cannot tell apart */
 	ev = c->ev;
 	slot = c->slot;
+	gen = c->pub_gen;
 	order = afa_pub_order(c->fast_pub);
 	afa_probe_note_call(nr_pages);
 	__this_cpu_inc(afa_count.fast_calls);
@@ -1264,7 +1276,7 @@ static __always_inline bool afa_probe_fast(struct afa_probe_cpu *pc,
 	ev->faults++;
 	ev->pages += nr_pages;
 	afa_stream_mark_slot(slot);
-	afa_note_map(pc, vmf, ev);
+	afa_note_map(pc, vmf, ev, slot, gen);
 	return true;
 }
 
@@ -1298,7 +1310,8 @@ static noinline void afa_probe_map_call(struct afa_probe_cpu *pc,
 		tests = afa_tests_due(pc, &fs, vmf);
 	if (tests && afa_contract_due(pc))
 		afa_contract_check(&pos, start, end);
-	afa_span_note(pc, vma->vm_mm, tests ? fs.ev : NULL);
+	afa_span_note(pc, vma->vm_mm, tests ? fs.ev : NULL, fs.owner,
+		      afa_pub_gen(fs.pub));
 	if (steer && tests)
 		nr_pages = afa_learn_and_act(pc, vmf, regs, &pos, &fs,
 					     nr_pages);
@@ -1310,7 +1323,7 @@ static noinline void afa_probe_map_call(struct afa_probe_cpu *pc,
 	fs.ev->pages += nr_pages;
 	if (fs.slot)
 		afa_stream_mark_slot(fs.owner);
-	afa_note_map(pc, vmf, fs.ev);
+	afa_note_map(pc, vmf, fs.ev, fs.owner, afa_pub_gen(fs.pub));
 }
 
 /*
@@ -1354,7 +1367,8 @@ u64 afa_probe_fast_calls(void)
  * finds it, afa_learn_and_act()).  ->fault without
  * fault-around (write faults, fault-around off) and misses whose task
  * moved to another CPU in between do not match: those calls count as
- * hits.
+ * hits.  A miss whose stream's slot went to another file in between
+ * counts nowhere (afa_owner_current()).
  */
 void afa_probe_fault(struct address_space *mapping, pgoff_t pgoff)
 {
@@ -1366,7 +1380,8 @@ void afa_probe_fault(struct address_space *mapping, pgoff_t pgoff)
 	    last->pgoff != pgoff || last->missed)
 		return;
 	last->missed = true;
-	last->ev->misses++;
+	if (afa_owner_current(last->owner, last->gen))
+		last->ev->misses++;
 }
 
 #if AFA_HAVE_FPROBE
