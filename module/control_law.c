@@ -636,8 +636,8 @@ static void afa_ctl_predict(struct afa_ctl_state *st,
 
 /*
  * The saving the law acts on: growth first, it is measured at every
- * fault; but at max_order, growth evidence from before the bound came
- * down cannot be acted on, and a shrink that pays goes first.  Then a
+ * fault (at max_order there is none: afa_ctl_predict() drops evidence
+ * that cannot move the order, so a shrink that pays acts).  Then a
  * free growth (g >= 1/2: no page more, fewer faults), at twice the
  * deadband, so that it steps after a run of batches that agree.
  */
@@ -647,13 +647,11 @@ static s32 afa_ctl_error(const struct afa_ctl_state *st,
 {
 	s32 deadband = afa_ctl_deadband(p);
 
-	if (tr->save_grow > deadband &&
-	    (st->order < afa_ctl_max_order(p) || tr->save_shrink <= deadband))
+	if (tr->save_grow > deadband)
 		return tr->save_grow;
 	if (tr->save_shrink > deadband)
 		return -tr->save_shrink;
-	if (tr->save_grow > 0 && st->grow_avg >= AFA_UNIT / 2 &&
-	    st->order < afa_ctl_max_order(p))
+	if (tr->save_grow > 0 && st->grow_avg >= AFA_UNIT / 2)
 		return 2 * deadband;
 	return 0;
 }
