@@ -6,6 +6,7 @@
 #ifndef _AFA_ACCOUNT_H
 #define _AFA_ACCOUNT_H
 
+#include <linux/build_bug.h>
 #include <linux/types.h>
 
 struct afa_ctl_input;
@@ -27,6 +28,9 @@ struct afa_evidence {
 	u32 spans;		/* faults whose pages mapped were measured */
 	u32 span_pages;		/* pages those faults mapped (probe.c) */
 };
+
+/* account.c adds and subtracts them as an array: every field a u32. */
+static_assert(sizeof(struct afa_evidence) % sizeof(u32) == 0);
 
 void afa_evidence_add(struct afa_evidence *sum, const struct afa_evidence *c);
 void afa_evidence_delta(struct afa_evidence *d, const struct afa_evidence *now,

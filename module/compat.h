@@ -78,10 +78,20 @@ static inline int afa_unregister_ftrace_direct(struct ftrace_ops *ops,
 }
 #endif
 
-#ifndef pmdp_get_lockless
 /*
- * 6.1 has no pmdp_get_lockless().  The 64-bit architectures the module
- * reads PTEs on load a PMD in one access.
+ * Kernels whose mm_filemap_fault tracepoint's arguments tracepoints.c
+ * checks at build time: those the module was tested on with it (6.12 and
+ * later; 6.1 has none, and gets a kprobe).
+ */
+#define AFA_CHECK_TP_FILEMAP_FAULT \
+	(LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0))
+
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 5, 0)
+/*
+ * 6.1 has no pmdp_get_lockless() (6.5 renamed pmd_read_atomic() so).  The
+ * 64-bit architectures the module reads PTEs on load a PMD in one access.
+ * By version, not #ifndef: from 6.5 the generic one is an inline without
+ * a macro of its name, and would be shadowed.
  */
 static inline pmd_t afa_pmdp_get_lockless(pmd_t *pmdp)
 {

@@ -56,11 +56,12 @@ static_assert(offsetof(struct pt_regs, di) == AFA_PT_DI);
 static_assert(sizeof(struct pt_regs) == AFA_PT_SIZE);
 
 /*
- * Called from filemap_map_pages()'s fentry site: the stack is 16-byte
- * aligned at entry (the function's own return address and this call's),
- * 8 off after the frame pointer, and 168 more make it aligned again for
- * the call.  Only the argument registers carry anything at a function's
- * first instruction, and filemap_map_pages(vmf, start_pgoff, end_pgoff)
+ * Called from filemap_map_pages()'s fentry site.  The kernel is built
+ * with -mpreferred-stack-boundary=3: only 8-byte alignment is kept, and
+ * that is all the frame needs (the frame pointer, then 168 bytes of
+ * pt_regs); nothing in the handler asks for more.  Only the argument
+ * registers carry anything at a function's first instruction, and
+ * filemap_map_pages(vmf, start_pgoff, end_pgoff)
  * has three: those are saved, as a BPF trampoline saves the arguments
  * its function has (save_args() in arch/x86/net/bpf_jit_comp.c); the
  * other registers the handler may clobber as any callee, and the other

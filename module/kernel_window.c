@@ -105,7 +105,7 @@ bool afa_kernel_window_check(u64 map_calls, u64 filemap_faults)
 		return fell;
 	afa_fa_off = true;
 	afa_fa_bytes = PAGE_SIZE;
-	pr_info_ratelimited("fault-around looks off: %llu ->fault calls and no map_pages call in a period (fault_around_bytes at one page, %lu?); the module only observes until it is on again\n",
+	pr_info_ratelimited("fault-around looks off: %llu ->fault calls and no map_pages call in a period (fault_around_bytes at one page, %lu, or kernel.ftrace_enabled 0?); the module only observes until it is on again\n",
 			    filemap_faults, PAGE_SIZE);
 	return fell;
 }

@@ -12,16 +12,20 @@
  * never locks, never writes, and reads only inside the page table of the
  * fault, which filemap_map_pages() is about to lock and fill anyway.
  *
- * Why the table cannot go away under it: the probe runs inside
- * do_fault_around()'s rcu_read_lock(), and a PTE table that khugepaged
- * retracts while the fault holds only the VMA lock is freed after an RCU
- * grace period (pte_free_defer()); on 6.1, which has no such path, the
- * fault holds mmap_lock, which retraction takes for writing.  A PMD that
+ * Why the table cannot go away under it: the probe runs in an RCU read
+ * side, twice over (do_fault_around()'s rcu_read_lock() from 6.5, and
+ * preemption off in every attachment), and a PTE table that khugepaged
+ * retracts while the fault holds only the VMA lock, or that PT_RECLAIM
+ * (6.14+) frees, is freed after an RCU grace period (pte_free_defer(),
+ * tlb_remove_table()); on 6.1, which has neither path, the fault holds
+ * mmap_lock, which retraction takes for writing.  A lockdep kernel
+ * checks the read side (RCU_LOCKDEP_WARN below).  A PMD that
  * changes after it was read (collapse, zap) only makes the answer stale:
  * it is a statistic, and the law tolerates noise.
  */
 #include <linux/mm.h>
 #include <linux/pgtable.h>
+#include <linux/rcupdate.h>
 #include "compat.h"
 #include "pte_peek.h"
 
@@ -30,6 +34,8 @@ static void afa_pte_table_read(struct afa_pte_table *t, struct vm_fault *vmf)
 {
 	pmd_t pmdval;
 
+	RCU_LOCKDEP_WARN(!rcu_read_lock_any_held(),
+			 "autofaultaround: PTE table read outside an RCU read side");
 	t->state = AFA_PTE_NONE;
 	/* HIGHPTE tables need kmap_local(), which is not for this path. */
 	if (IS_ENABLED(CONFIG_HIGHPTE) || !vmf->pmd)

@@ -18,11 +18,31 @@
 #include <linux/mm.h>
 #include <linux/tracepoint.h>
 #include "afa.h"
+#include "compat.h"
 
+#if AFA_CHECK_TP_FILEMAP_FAULT
+#include <trace/events/filemap.h>
+/*
+ * The tracepoint is found by name and its probe registered untyped
+ * (tracepoint_probe_register()): a kernel that changes its arguments
+ * must fail to build here, not call afa_tp_filemap_fault() with others.
+ */
+static_assert(__same_type(&trace_mm_filemap_fault,
+			  void (*)(struct address_space *, pgoff_t)));
+#endif
+
+/*
+ * Preemption off here too: a tracepoint's probes run so up to 6.12, but
+ * newer PREEMPT_RT kernels run them under SRCU with migration off only,
+ * where the fault handler of another task on this CPU could preempt
+ * afa_probe_fault() between its look at this CPU's record and its count.
+ */
 static void afa_tp_filemap_fault(void *data, struct address_space *mapping,
 				 pgoff_t index)
 {
+	preempt_disable_notrace();
 	afa_probe_fault(mapping, index);
+	preempt_enable_notrace();
 }
 
 /* A ->fault(vmf) function's entry: the same call, from a kprobe. */

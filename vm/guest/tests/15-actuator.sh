@@ -130,7 +130,7 @@ if [ -n "$want_attach" ] && modinfo afa_probetest >/dev/null 2>&1 &&
 	modprobe afa_probetest type=direct; then
 	attach_pinned "with the direct call held by another" 3 ""
 	check "the module says it has no direct call, and why" \
-		sh -c "dmesg | grep -q 'autofaultaround: no direct call on filemap_map_pages (error -16, it has one already: a BPF program?): attaching by'"
+		sh -c "dmesg | grep -q 'autofaultaround: no direct call on filemap_map_pages (error -16, it is held already: a BPF trampoline, a livepatch, a kprobe with a post_handler?): attaching by'"
 	rmmod afa_probetest
 	attach_pinned "with the direct call free again" 1 direct
 else
