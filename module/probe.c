@@ -169,6 +169,7 @@ struct afa_fault_stream {
 /* A trial waiting to be counted: its half left out, and whose it is. */
 struct afa_trial {
 	struct mm_struct *mm;		/* identity only */
+	struct address_space *mapping;	/* identity only */
 	struct afa_evidence *ev;	/* counters to count it in */
 	u64 gap_start;			/* the half left out, file pages */
 	u64 gap_end;
@@ -190,6 +191,8 @@ struct afa_last_map {
 	u32 gen;			/* their slot's generation then */
 	u16 owner;			/* their slot, or AFA_CLASS_OWNER() */
 	bool missed;			/* its miss was counted */
+	u8 trial;			/* the trial it started, + 1; 0: none */
+	u32 trial_born;			/* that trial's born */
 };
 
 /*
@@ -226,6 +229,7 @@ struct afa_probe_cpu {
 	struct mm_struct *trials_mm;	/* of every trial waiting, or MIXED */
 	u16 trials_owner;		/* and their owner, unless MIXED */
 	u32 calls;			/* steered calls, for trial ages */
+	u8 trial_started;		/* by this call, + 1, for the record */
 	struct afa_trial trial[AFA_NR_TRIALS];
 	/* VMAs this CPU moved to lane 1: identities, never dereferenced */
 	struct afa_vma_id memo[AFA_NR_SPLIT_MEMO];
@@ -391,6 +395,36 @@ afa_cache_refill(struct afa_probe_cpu *pc, struct afa_vma_cache *c,
 }
 
 /*
+ * The file of @c's VMA has a stream now: the trials its faults took in
+ * their class, still waiting, are the stream's.  Left with the class,
+ * they would count there as not wanted, and their halves' faults in the
+ * stream as wanted with no trial (afa_trial_test()'s page-table look).
+ */
+static void afa_trials_adopt(struct afa_probe_cpu *pc,
+			     const struct afa_vma_cache *c,
+			     struct vm_area_struct *vma)
+{
+	struct address_space *mapping = vma->vm_file->f_mapping;
+	u16 class_owner = AFA_CLASS_OWNER(c->class);
+	struct afa_trial *t;
+	unsigned int i;
+
+	if (c->slot == AFA_NO_STREAM || !pc->trials_waiting)
+		return;
+	for (i = 0; i < AFA_NR_TRIALS; i++) {
+		t = &pc->trial[i];
+		if (!t->left || t->owner != class_owner ||
+		    t->mm != vma->vm_mm || t->mapping != mapping)
+			continue;
+		t->owner = c->slot;
+		t->gen = c->pub_gen;
+		t->ev = c->ev;
+		/* whose they are: known again at the next afa_trials_note() */
+		pc->trials_mm = AFA_TRIALS_MIXED;
+	}
+}
+
+/*
  * This CPU's entry for @vma: found, with its file looked up again if it
  * had no stream and the table gained files since (filled again if the
  * table changed so often since that a slot's generation may have come
@@ -414,8 +448,10 @@ static struct afa_vma_cache *afa_cache_get(struct afa_probe_cpu *pc,
 			return afa_cache_refill(pc, c, vma, &id, table_gen);
 		if (c->table_gen != table_gen) {
 			c->table_gen = table_gen;
-			if (c->slot == AFA_NO_STREAM && !c->calibration)
+			if (c->slot == AFA_NO_STREAM && !c->calibration) {
 				afa_cache_find(c, vma);
+				afa_trials_adopt(pc, c, vma);
+			}
 		}
 		return c;
 	}
@@ -461,7 +497,15 @@ static bool afa_fault_stream(struct afa_probe_cpu *pc, struct vm_fault *vmf,
 			};
 			return true;
 		}
-		/* The slot went to another file: look again, count as the class. */
+		/*
+		 * The slot went to another file: look again, count as the
+		 * class; what the VMA held back or tallied for that stream
+		 * is not evidence for another.
+		 */
+		afa_trials_move(pc, &c->held, NULL);
+		c->held = (struct afa_evidence){};
+		c->tally = (struct afa_split_tally){};
+		c->judged = false;
 		afa_cache_find(c, vmf->vma);
 	}
 	*fs = (struct afa_fault_stream){
@@ -812,8 +856,8 @@ static void afa_trials_note(struct afa_probe_cpu *pc)
 			pc->trials_owner = t->owner;
 		} else if (pc->trials_mm != t->mm ||
 			   pc->trials_owner != t->owner) {
+			/* and go on: the others' ages are still to count */
 			pc->trials_mm = AFA_TRIALS_MIXED;
-			return;
 		}
 	}
 }
@@ -915,6 +959,7 @@ static bool afa_trial_start(struct afa_probe_cpu *pc, struct mm_struct *mm,
 
 	if (!afa_windows_gap(&c->w, &gap_start, &gap_end))
 		return false;
+	pc->trial_started = pc->trial_next % AFA_NR_TRIALS + 1;
 	pc->trial_next++;
 	if (t->left)
 		afa_trial_count(t);
@@ -922,6 +967,7 @@ static bool afa_trial_start(struct afa_probe_cpu *pc, struct mm_struct *mm,
 		pc->trials_waiting++;
 	*t = (struct afa_trial){
 		.mm = mm,
+		.mapping = c->vmf->vma->vm_file->f_mapping,
 		.ev = ev,
 		.gap_start = gap_start,
 		.gap_end = gap_end,
@@ -959,7 +1005,10 @@ static void afa_note_map(struct afa_probe_cpu *pc, struct vm_fault *vmf,
 		.ev = ev,
 		.gen = gen,
 		.owner = owner,
+		.trial = pc->trial_started,
+		.trial_born = pc->calls,
 	};
+	pc->trial_started = 0;
 }
 
 /*
@@ -1356,6 +1405,28 @@ u64 afa_probe_fast_calls(void)
 	return n;
 }
 
+/*
+ * The trial @last's call started, if it still waits: dropped, uncounted.
+ * Its call did not serve its fault, whose page was not cached (or not
+ * up to date) and is read now: its half left out was most likely not
+ * there to map either, and when the read drops the fault's locks the
+ * fault is taken again, maps the whole window, and the half would count
+ * as not wanted, with nothing tested.
+ */
+static void afa_trial_unstart(struct afa_probe_cpu *pc,
+			      const struct afa_last_map *last)
+{
+	struct afa_trial *t;
+
+	if (!last->trial)
+		return;
+	t = &pc->trial[last->trial - 1];
+	if (!t->left || t->born != last->trial_born || t->owner != last->owner)
+		return;
+	t->left = 0;
+	pc->trials_waiting--;
+}
+
 /**
  * afa_probe_fault() - a ->fault call on this CPU: the miss of a map_pages
  * @mapping:	the file
@@ -1363,8 +1434,9 @@ u64 afa_probe_fast_calls(void)
  *
  * A read fault that map_pages did not serve goes on to ->fault on the
  * same task.  It is this CPU's last map_pages call's miss when the task,
- * file and page match, once (the record stays: a retry of the fault
- * finds it, afa_learn_and_act()).  ->fault without
+ * file and page match, once a call (the record stays: a retry of the
+ * fault finds it, afa_learn_and_act()), and the trial that call started
+ * is dropped (afa_trial_unstart()).  ->fault without
  * fault-around (write faults, fault-around off) and misses whose task
  * moved to another CPU in between do not match: those calls count as
  * hits.  A miss whose stream's slot went to another file in between
@@ -1372,7 +1444,8 @@ u64 afa_probe_fast_calls(void)
  */
 void afa_probe_fault(struct address_space *mapping, pgoff_t pgoff)
 {
-	struct afa_last_map *last = &this_cpu_ptr(&afa_probe_cpu)->last;
+	struct afa_probe_cpu *pc = this_cpu_ptr(&afa_probe_cpu);
+	struct afa_last_map *last = &pc->last;
 
 	this_cpu_inc(afa_count.filemap_faults);
 	afa_period_wake();
@@ -1382,6 +1455,7 @@ void afa_probe_fault(struct address_space *mapping, pgoff_t pgoff)
 	last->missed = true;
 	if (afa_owner_current(last->owner, last->gen))
 		last->ev->misses++;
+	afa_trial_unstart(pc, last);
 }
 
 #if AFA_HAVE_FPROBE
@@ -1465,6 +1539,10 @@ static bool afa_map_direct;
  * By direct call where the kernel has one and direct_call says so, else
  * by fprobe or kprobe, saying why when a direct call was to be had.
  */
+/* Who else modifies a function's entry through ftrace. */
+#define AFA_DIRECT_BUSY \
+	", it is held already: a BPF trampoline, a livepatch, a kprobe with a post_handler?"
+
 static int afa_map_register(void)
 {
 	int err = -EOPNOTSUPP;
@@ -1478,7 +1556,7 @@ static int afa_map_register(void)
 	}
 	if (err != -EOPNOTSUPP)
 		pr_info("no direct call on filemap_map_pages (error %d%s): attaching by %s\n",
-			err, err == -EBUSY ? ", it has one already: a BPF program?" : "",
+			err, err == -EBUSY ? AFA_DIRECT_BUSY : "",
 			AFA_MAP_PROBE_NAME);
 	return afa_map_register_probe();
 }

@@ -129,7 +129,7 @@ static void afa_key_of(struct vm_area_struct *vma, unsigned int class,
  * @pub:	set to the slot's published word when found
  *
  * Lock-free: reads at most AFA_STREAM_WAYS keys under their seqcounts.
- * The caller keeps the answer while afa_stream_published() still shows
+ * The caller keeps the answer while afa_stream_pub() still shows
  * the same generation.
  *
  * Return: the slot, or AFA_NO_STREAM.
