@@ -243,9 +243,17 @@ static void afa_period_fn(struct work_struct *work)
 		afa_rebound_first = true;
 	}
 	added = afa_stream_add_noted(&p);
-	if (added)
+	if (added) {
 		/* Pairs with the probe's acquire: slots before generation. */
 		smp_store_release(&afa_table_gen, afa_table_gen + 1);
+		/*
+		 * The fast path checks no table generation: every half
+		 * period of slot generations its stamps go, so that none
+		 * outlives a full one (AFA_PUB_GEN_PERIOD).
+		 */
+		if (!(afa_table_gen % (AFA_PUB_GEN_PERIOD / 2)))
+			afa_steer_changed();
+	}
 	afa_topology_refresh();
 	afa_period_quick_set(afa_ctl_moves != moves);
 	mutex_unlock(&afa_stats_lock);
