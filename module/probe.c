@@ -947,17 +947,24 @@ static void afa_trial_test(struct afa_probe_cpu *pc, struct afa_call *c,
 /*
  * Put this fault on trial at @order - 1: it waits, with the half left
  * out, to be counted.  A trial still waiting in the slot taken counts
- * now, as not wanted so far.
- * Return: false where the window of @order - 1 is no smaller.
+ * now, as not wanted so far.  Not where that half is mapped already
+ * (its page next to the trial's window): a fault inside a window an
+ * earlier fault mapped in part (a trial's, or one whose pages were not
+ * all cached yet) would leave out nothing, and count as not wanted.
+ * Return: false where the window of @order - 1 is no smaller, or its
+ * half left out is mapped.
  */
 static bool afa_trial_start(struct afa_probe_cpu *pc, struct mm_struct *mm,
-			    const struct afa_call *c, u16 owner, u32 gen,
+			    struct afa_call *c, u16 owner, u32 gen,
 			    struct afa_evidence *ev)
 {
 	struct afa_trial *t = &pc->trial[pc->trial_next % AFA_NR_TRIALS];
-	u64 gap_start, gap_end;
+	u64 gap_start, gap_end, next;
 
 	if (!afa_windows_gap(&c->w, &gap_start, &gap_end))
+		return false;
+	if (afa_windows_buddy(&c->w, 0, &next) &&
+	    afa_pte_mapped(&c->table, c->vmf, afa_page_addr(c->vmf, next)))
 		return false;
 	pc->trial_started = pc->trial_next % AFA_NR_TRIALS + 1;
 	pc->trial_next++;
