@@ -401,16 +401,22 @@ afa_cache_refill(struct afa_probe_cpu *pc, struct afa_vma_cache *c,
  * stream as wanted with no trial (afa_trial_test()'s page-table look).
  */
 static void afa_trials_adopt(struct afa_probe_cpu *pc,
-			     const struct afa_vma_cache *c,
+			     struct afa_vma_cache *c,
 			     struct vm_area_struct *vma)
 {
 	struct address_space *mapping = vma->vm_file->f_mapping;
 	u16 class_owner = AFA_CLASS_OWNER(c->class);
+	struct afa_evidence *ev;
 	struct afa_trial *t;
 	unsigned int i;
+	u32 pub;
 
 	if (c->slot == AFA_NO_STREAM || !pc->trials_waiting)
 		return;
+	/* where the stream's own faults of the VMA count, afa_split_evidence() */
+	pub = READ_ONCE(*c->pub);
+	ev = afa_pub_split(pub) && afa_pub_known(pub) && !c->judged ?
+	     &c->held : c->ev;
 	for (i = 0; i < AFA_NR_TRIALS; i++) {
 		t = &pc->trial[i];
 		if (!t->left || t->owner != class_owner ||
@@ -418,7 +424,7 @@ static void afa_trials_adopt(struct afa_probe_cpu *pc,
 			continue;
 		t->owner = c->slot;
 		t->gen = c->pub_gen;
-		t->ev = c->ev;
+		t->ev = ev;
 		/* whose they are: known again at the next afa_trials_note() */
 		pc->trials_mm = AFA_TRIALS_MIXED;
 	}
