@@ -536,22 +536,26 @@ check "fault-around on again: the module says so" \
 # own window applies; back at 1, it sees them again.  No kernel report
 # from switching ftrace off and on under a direct call.
 c0=$(stream_file_sum "$(fid $ceil)" rodata faults)
-echo 0 >/proc/sys/kernel/ftrace_enabled
-foff=$(kv minflt "$(afa-work -p seq $ceil)")
-wait_periods 2
-c1=$(stream_file_sum "$(fid $ceil)" rodata faults)
-echo 1 >/proc/sys/kernel/ftrace_enabled
-afa-work -p seq $ceil >/dev/null
-wait_periods 2
-c2=$(stream_file_sum "$(fid $ceil)" rodata faults)
-windows=$((16 * 1048576 / $(cat $FAB)))
-echo "ftrace_enabled: the file's map_pages calls $c0, $c1 after a scan with it 0 ($foff faults), $c2 after one with it 1"
-check "ftrace_enabled=0: the module sees no map_pages call of the file ($c0 -> $c1)" \
-	test -n "$c0" -a "$c1" = "$c0"
-check "ftrace_enabled=0: the kernel's own window applies ($foff faults >= its $windows windows in 16 MiB)" \
-	test "${foff:-0}" -ge $windows
-check "ftrace_enabled=1 again: the module sees them again ($c1 -> $c2)" \
-	test "${c2:-0}" -gt "${c1:-0}"
+if ! echo 0 2>/dev/null >/proc/sys/kernel/ftrace_enabled; then
+	# 7.3 refuses it (EOPNOTSUPP): nothing to check there
+	echo "ftrace_enabled: $(uname -r) refuses 0, not checked"
+else
+	foff=$(kv minflt "$(afa-work -p seq $ceil)")
+	wait_periods 2
+	c1=$(stream_file_sum "$(fid $ceil)" rodata faults)
+	echo 1 >/proc/sys/kernel/ftrace_enabled
+	afa-work -p seq $ceil >/dev/null
+	wait_periods 2
+	c2=$(stream_file_sum "$(fid $ceil)" rodata faults)
+	windows=$((16 * 1048576 / $(cat $FAB)))
+	echo "ftrace_enabled: the file's map_pages calls $c0, $c1 after a scan with it 0 ($foff faults), $c2 after one with it 1"
+	check "ftrace_enabled=0: the module sees no map_pages call of the file ($c0 -> $c1)" \
+		test -n "$c0" -a "$c1" = "$c0"
+	check "ftrace_enabled=0: the kernel's own window applies ($foff faults >= its $windows windows in 16 MiB)" \
+		test "${foff:-0}" -ge $windows
+	check "ftrace_enabled=1 again: the module sees them again ($c1 -> $c2)" \
+		test "${c2:-0}" -gt "${c1:-0}"
+fi
 
 # Cold reads: fault-around maps only the pages read already, and a scan
 # read from disk faults inside its windows, where the half a trial would
