@@ -83,8 +83,11 @@ static inline int afa_unregister_ftrace_direct(struct ftrace_ops *ops,
  * checks at build time: those the module was tested on with it (6.12 and
  * later; 6.1 has none, and gets a kprobe).
  */
-#define AFA_CHECK_TP_FILEMAP_FAULT \
-	(LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0))
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
+#define AFA_CHECK_TP_FILEMAP_FAULT	1
+#else
+#define AFA_CHECK_TP_FILEMAP_FAULT	0
+#endif
 
 #if LINUX_VERSION_CODE < KERNEL_VERSION(6, 5, 0)
 /*
