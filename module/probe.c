@@ -160,10 +160,9 @@ struct afa_fault_stream {
 	u8 order;			/* window order to apply */
 	bool rare;			/* its trials are rare */
 	bool settled;			/* its tests are sampled */
-	bool slot;			/* a stream's, with the three below */
+	bool slot;			/* a stream's, with the two below */
 	bool known;			/* its evidence judges VMAs (split.h) */
 	bool dense;			/* and is dense */
-	bool split;			/* its file has two lanes */
 };
 
 /* A trial waiting to be counted: its half left out, and whose it is. */
@@ -395,6 +394,16 @@ afa_cache_refill(struct afa_probe_cpu *pc, struct afa_vma_cache *c,
 }
 
 /*
+ * Does the evidence of @c's VMA wait in its entry (split.h)?  Its file
+ * has two lanes (@pub, its lane's word), the lane's evidence judges, and
+ * the VMA has no verdict yet.
+ */
+static bool afa_evidence_held(const struct afa_vma_cache *c, u32 pub)
+{
+	return afa_pub_split(pub) && afa_pub_known(pub) && !c->judged;
+}
+
+/*
  * The file of @c's VMA has a stream now: the trials its faults took in
  * their class, still waiting, are the stream's.  Left with the class,
  * they would count there as not wanted, and their halves' faults in the
@@ -413,10 +422,9 @@ static void afa_trials_adopt(struct afa_probe_cpu *pc,
 
 	if (c->slot == AFA_NO_STREAM || !pc->trials_waiting)
 		return;
-	/* where the stream's own faults of the VMA count, afa_split_evidence() */
+	/* where the stream's own faults of the VMA count */
 	pub = READ_ONCE(*c->pub);
-	ev = afa_pub_split(pub) && afa_pub_known(pub) && !c->judged ?
-	     &c->held : c->ev;
+	ev = afa_evidence_held(c, pub) ? &c->held : c->ev;
 	for (i = 0; i < AFA_NR_TRIALS; i++) {
 		t = &pc->trial[i];
 		if (!t->left || t->owner != class_owner ||
@@ -499,7 +507,6 @@ static bool afa_fault_stream(struct afa_probe_cpu *pc, struct vm_fault *vmf,
 				.slot = true,
 				.known = afa_pub_known(pub),
 				.dense = afa_pub_dense(pub),
-				.split = afa_pub_split(pub),
 			};
 			return true;
 		}
@@ -531,7 +538,7 @@ static bool afa_fault_stream(struct afa_probe_cpu *pc, struct vm_fault *vmf,
  */
 static struct afa_evidence *afa_split_evidence(const struct afa_fault_stream *fs)
 {
-	if (fs->slot && fs->split && fs->known && !fs->c->judged)
+	if (fs->slot && afa_evidence_held(fs->c, fs->pub))
 		return &fs->c->held;
 	return fs->ev;
 }
