@@ -209,6 +209,21 @@ struct afa_span_mark {
 	u16 owner;			/* their slot, or AFA_CLASS_OWNER() */
 };
 
+/*
+ * What a tested fault resolved for its own VMA, for the VMA's lane
+ * verdicts (split.h): its growth test, its trial test, and the VMA's
+ * trials counted at it (waited out, aged, pushed out of their slot).
+ * A VMA's trials are those of its mm that count in its evidence; a
+ * judged VMA's evidence is its stream's, and the trials of the stream's
+ * other mappings counted at the same fault count there only.
+ */
+struct afa_fault_tally {
+	struct mm_struct *mm;		/* identity only; NULL: none open */
+	const struct afa_evidence *ev;
+	u16 outcomes;
+	u16 hits;
+};
+
 struct afa_probe_cpu {
 	struct afa_vma_cache cache[AFA_NR_VMA_CACHE];
 	unsigned int cache_next;	/* next entry to overwrite */
@@ -229,6 +244,7 @@ struct afa_probe_cpu {
 	u16 trials_owner;		/* and their owner, unless MIXED */
 	u32 calls;			/* steered calls, for trial ages */
 	u8 trial_started;		/* by this call, + 1, for the record */
+	struct afa_fault_tally tally;	/* of the tested fault being steered */
 	struct afa_trial trial[AFA_NR_TRIALS];
 	/* VMAs this CPU moved to lane 1: identities, never dereferenced */
 	struct afa_vma_id memo[AFA_NR_SPLIT_MEMO];
@@ -802,19 +818,35 @@ static unsigned long afa_page_addr(const struct vm_fault *vmf, u64 pgoff)
 }
 
 /*
+ * An outcome (a test or trial counted, @outcome) or a hit counted in
+ * @mm's evidence @ev: in the open tally too if they are its VMA's.
+ */
+static void afa_tally_add(struct afa_probe_cpu *pc, const struct mm_struct *mm,
+			  const struct afa_evidence *ev, bool outcome, bool hit)
+{
+	if (mm != pc->tally.mm || ev != pc->tally.ev)
+		return;
+	pc->tally.outcomes += outcome;
+	pc->tally.hits += hit;
+}
+
+/*
  * Would the window of @order + 1 have served this fault?  Its page next to
  * the window of @order is mapped already: an earlier fault mapped the
  * other half of that larger window.
  */
-static void afa_growth_test(struct afa_call *c, struct afa_evidence *ev)
+static void afa_growth_test(struct afa_probe_cpu *pc, struct afa_call *c,
+			    struct afa_evidence *ev)
 {
 	u64 buddy;
+	bool hit;
 
 	if (!afa_windows_buddy(&c->w, 1, &buddy))
 		return;
+	hit = afa_pte_mapped(&c->table, c->vmf, afa_page_addr(c->vmf, buddy));
 	ev->tested++;
-	if (afa_pte_mapped(&c->table, c->vmf, afa_page_addr(c->vmf, buddy)))
-		ev->grow_hits++;
+	ev->grow_hits += hit;
+	afa_tally_add(pc, c->vmf->vma->vm_mm, ev, true, hit);
 }
 
 /*
@@ -836,11 +868,12 @@ static bool afa_owner_current(u16 owner, u32 gen)
  * faults may all have been taken.  A VMA's trial held back (split.h)
  * marks its slot too: a visit more, nothing counted.
  */
-static void afa_trial_count(const struct afa_trial *t)
+static void afa_trial_count(struct afa_probe_cpu *pc, const struct afa_trial *t)
 {
 	if (!afa_owner_current(t->owner, t->gen))
 		return;
 	t->ev->trials++;
+	afa_tally_add(pc, t->mm, t->ev, true, false);
 	if (t->owner < AFA_NR_STREAMS)
 		afa_stream_mark_slot(t->owner);
 }
@@ -859,7 +892,7 @@ static void afa_trials_note(struct afa_probe_cpu *pc)
 		t = &pc->trial[i];
 		if (t->left && pc->calls - t->born > AFA_TRIAL_AGE) {
 			t->left = 0;
-			afa_trial_count(t);
+			afa_trial_count(pc, t);
 			pc->trials_waiting--;
 		}
 		if (!t->left)
@@ -915,10 +948,12 @@ static bool afa_trials_wait(struct afa_probe_cpu *pc, struct mm_struct *mm,
 		if (!found && pgoff >= t->gap_start && pgoff <= t->gap_end) {
 			found = true;
 			t->ev->trial_hits++;
+			afa_tally_add(pc, mm, t->ev, false, true);
 			t->left = 1;
 		}
 		if (!--t->left) {
 			t->ev->trials++;
+			afa_tally_add(pc, mm, t->ev, true, false);
 			pc->trials_waiting--;
 		}
 	}
@@ -953,8 +988,10 @@ static void afa_trial_test(struct afa_probe_cpu *pc, struct afa_call *c,
 	    afa_trials_wait(pc, vmf->vma->vm_mm, owner, vmf->pgoff))
 		return;
 	if (order > min_order && afa_windows_buddy(&c->w, 0, &half) &&
-	    afa_pte_mapped(&c->table, vmf, afa_page_addr(vmf, half)))
+	    afa_pte_mapped(&c->table, vmf, afa_page_addr(vmf, half))) {
 		ev->trial_hits++;
+		afa_tally_add(pc, vmf->vma->vm_mm, ev, false, true);
+	}
 }
 
 /*
@@ -982,7 +1019,7 @@ static bool afa_trial_start(struct afa_probe_cpu *pc, struct mm_struct *mm,
 	pc->trial_started = pc->trial_next % AFA_NR_TRIALS + 1;
 	pc->trial_next++;
 	if (t->left)
-		afa_trial_count(t);
+		afa_trial_count(pc, t);
 	else
 		pc->trials_waiting++;
 	*t = (struct afa_trial){
@@ -1232,8 +1269,6 @@ static u32 afa_learn_and_act(struct afa_probe_cpu *pc, struct vm_fault *vmf,
 {
 	bool again = afa_fault_again(pc, vmf);
 	struct afa_evidence *ev = afa_split_evidence(fs);
-	u32 outcomes = ev->tested + ev->trials;
-	u32 hits = ev->grow_hits + ev->trial_hits;
 	u8 max_order = fs->c->class == AFA_CLASS_RAND ?
 		       READ_ONCE(afa_limits.rand_max_order) :
 		       READ_ONCE(afa_limits.max_order);
@@ -1245,10 +1280,11 @@ static u32 afa_learn_and_act(struct afa_probe_cpu *pc, struct vm_fault *vmf,
 
 	afa_call_init(&c, vmf);
 	pc->calls++;
+	pc->tally = (struct afa_fault_tally){ .mm = vmf->vma->vm_mm, .ev = ev };
 	afa_windows(pos, order, order > min_order ? 0 : 1, grow_test ? 2 : 1,
 		    &c.w);
 	if (grow_test)
-		afa_growth_test(&c, ev);
+		afa_growth_test(pc, &c, ev);
 	if (!again)
 		afa_trial_test(pc, &c, fs->owner, order, min_order, ev);
 	/*
@@ -1262,10 +1298,11 @@ static u32 afa_learn_and_act(struct afa_probe_cpu *pc, struct vm_fault *vmf,
 			    afa_pub_gen(fs->pub), ev))
 		apply = 0;
 	if (fs->slot && afa_tests_all(fs))
-		afa_split_check(pc, vmf->vma, fs, ev->tested + ev->trials - outcomes,
-				ev->grow_hits + ev->trial_hits - hits);
+		afa_split_check(pc, vmf->vma, fs, pc->tally.outcomes,
+				pc->tally.hits);
 	pc->kick_useful |= afa_kick_useful(fs, order, min_order,
-					   ev->grow_hits + ev->trial_hits != hits);
+					   pc->tally.hits);
+	pc->tally.mm = NULL;
 	if (++pc->kick_credit >= AFA_KICK_EVIDENCE) {
 		if (pc->kick_useful)
 			afa_period_kick();
