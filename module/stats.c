@@ -33,6 +33,8 @@ DEFINE_SHOW_ATTRIBUTE(afa_stats);
  */
 int afa_stats_init(void)
 {
+	struct dentry *f;
+
 	if (security_locked_down(LOCKDOWN_DEBUGFS))
 		pr_info("kernel lockdown restricts debugfs: fault_around_bytes cannot be read or set; the stats file is read-only and stays readable\n");
 	afa_debugfs_dir = debugfs_create_dir(KBUILD_MODNAME, NULL);
@@ -42,8 +44,14 @@ int afa_stats_init(void)
 		afa_debugfs_dir = NULL;
 		return 0;
 	}
-	debugfs_create_file("stats", 0400, afa_debugfs_dir, NULL,
-			    &afa_stats_fops);
+	f = debugfs_create_file("stats", 0400, afa_debugfs_dir, NULL,
+				&afa_stats_fops);
+	if (IS_ERR(f)) {
+		pr_info("no debugfs stats file (error %ld): statistics only as trace events\n",
+			PTR_ERR(f));
+		debugfs_remove(afa_debugfs_dir);
+		afa_debugfs_dir = NULL;
+	}
 	return 0;
 }
 

@@ -106,6 +106,7 @@ int afa_kprobe_register(struct kprobe *kp)
  */
 void afa_tracepoints_init(void)
 {
+	bool have_tp;
 	int err;
 
 	err = afa_kprobe_register(&afa_shmem_fault_kp);
@@ -114,7 +115,8 @@ void afa_tracepoints_init(void)
 		pr_info_once("no kprobe on shmem_fault (error %d): tmpfs misses count as hits\n",
 			     err);
 	for_each_kernel_tracepoint(afa_tp_find, NULL);
-	if (afa_filemap_fault_tp) {
+	have_tp = afa_filemap_fault_tp;
+	if (have_tp) {
 		err = tracepoint_probe_register(afa_filemap_fault_tp,
 						afa_tp_filemap_fault, NULL);
 		if (!err)
@@ -125,7 +127,12 @@ void afa_tracepoints_init(void)
 	}
 	err = afa_kprobe_register(&afa_filemap_fault_kp);
 	afa_filemap_fault_kp_on = !err;
-	if (!err)
+	if (have_tp && !err)
+		pr_info_once("->fault calls are counted by a kprobe on filemap_fault instead of the tracepoint\n");
+	else if (have_tp)
+		pr_warn_once("no kprobe on filemap_fault either (error %d): misses are not counted\n",
+			     err);
+	else if (!err)
 		pr_info_once("no tracepoint mm_filemap_fault on this kernel: ->fault calls are counted by a kprobe on filemap_fault instead\n");
 	else
 		pr_info_once("no tracepoint mm_filemap_fault on this kernel, and no kprobe on filemap_fault (error %d): misses are not counted\n",

@@ -106,6 +106,14 @@ copy_with_libs() {
 	done
 }
 [ "$AFA_VM_TRACECMD" = 0 ] || copy_with_libs /usr/bin/trace-cmd
+# kmod's modprobe, for the modprobe.d example's install and remove lines,
+# which busybox's modprobe does not run (16-fault-around-optin); from
+# this machine, so where its trace-cmd goes too
+if [ "$AFA_VM_TRACECMD" != 0 ]; then
+	copy_with_libs /usr/bin/kmod
+	mkdir -p "$root/usr/lib/afa-kmod"
+	ln -s /usr/bin/kmod "$root/usr/lib/afa-kmod/modprobe"
+fi
 
 # userspace tools and the guest side of the harness
 for p in "${AFA_VM_TOOLS:-$AFA_TOP/userspace}"/afa-*; do
@@ -123,6 +131,7 @@ if [ -n "$AFA_VM_SELFTESTS" ]; then
 fi
 cp "$AFA_TOP/vm/init" "$root/init"
 cp -r "$AFA_TOP/vm/guest" "$root/guest"
+cp "$AFA_TOP/userspace/modprobe.d/autofaultaround.conf" "$root/guest/modprobe-example.conf"
 if [ -n "$AFA_VM_TESTS" ]; then
 	rm -f "$root"/guest/tests/*.sh
 	for t in $AFA_VM_TESTS; do

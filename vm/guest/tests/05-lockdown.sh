@@ -3,7 +3,8 @@
 # lockdown boot (afa_lockdown=1: scripts/lockdown-test.sh) does this
 # test raise it, since lockdown cannot be lifted: with the module
 # loaded, it checks what the module's load-time line says about
-# debugfs, then that an unsigned module no longer loads.  Debian's
+# debugfs, then that the module attaches again under confidentiality,
+# then that an unsigned module no longer loads.  Debian's
 # kernels trust only signed modules under lockdown, so the line itself
 # is checked only where the module loads without lockdown: it must not
 # appear.
@@ -33,6 +34,30 @@ fi
 echo "lockdown: the stats file is $got on $(uname -r)"
 check "under lockdown the stats file stays readable on $(uname -r), as the module's line says ($got)" \
 	test "$got" = readable
+
+# confidentiality closes tracefs and the tracing kprobes (LOCKDOWN_KPROBES
+# is checked by trace_kprobe and trace_fprobe only): the module's own
+# probes are kernel users of ftrace and kprobes, and attach again there
+faults_counted() {
+	awk '$1 == "class" || $1 == "stream" { for (i = 1; i <= NF; i++) col[$i] = i; next }
+		/^#/ { next }
+		NF > 5 && col["faults"] { n += $col["faults"] }
+		END { print n + 0 }' $STATS
+}
+P=/sys/module/autofaultaround/parameters
+check "lockdown raised to confidentiality" \
+	sh -c 'echo confidentiality >/sys/kernel/security/lockdown'
+echo "lockdown: $(cat /sys/kernel/security/lockdown)"
+check "under confidentiality enabled=0 then 1 detach and attach again" \
+	sh -c "echo 0 >$P/enabled && echo 1 >$P/enabled"
+make_file /mnt/lockdown16 16
+f0=$(faults_counted)
+afa-work -p seq /mnt/lockdown16 >/dev/null
+wait_periods 2
+f1=$(faults_counted)
+check "and count the faults of a read ($f0 then $f1), attached by $(kv attach "$(head -n 1 $STATS)")" \
+	test "$f1" -gt "$f0"
+rm -f /mnt/lockdown16
 check "rmmod autofaultaround succeeds under lockdown" rmmod autofaultaround
 modprobe autofaultaround 2>/tmp/mp.err
 r=$?
