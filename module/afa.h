@@ -73,7 +73,8 @@ u8 afa_law_run(struct afa_ctl_state *ctl, struct afa_ctl_input *pending,
 	       const struct afa_ctl_params *p, const struct afa_ctl_costs *c);
 u8 afa_class_order_get(unsigned int dom, unsigned int class);
 u64 afa_control_fold(const struct afa_ctl_params *p,
-		     const struct afa_ctl_costs *c, bool rebound);
+		     const struct afa_ctl_costs *c);
+void afa_class_rebound(const struct afa_ctl_params *p);
 void afa_control_show(struct seq_file *m);
 int afa_control_init(void);
 void afa_control_exit(void);

@@ -165,7 +165,7 @@ static void afa_class_step(unsigned int dom, unsigned int class,
  * The bounds are the class's (afa_class_params(): MADV_RANDOM's ceiling
  * holds against a min_order above it).
  */
-static void afa_class_rebound(const struct afa_ctl_params *p)
+void afa_class_rebound(const struct afa_ctl_params *p)
 {
 	const struct afa_ctl_params *b;
 	struct afa_ctl_params tmp;
@@ -188,34 +188,35 @@ static void afa_class_rebound(const struct afa_ctl_params *p)
  * afa_control_fold() - take in the class evidence, step the class laws
  * @p:		the law's parameters for this fold
  * @c:		the costs the law steers by
- * @rebound:	the parameters changed: pull states inside the bounds
  *
  * Return: the faults counted in classes (outside streams) in this fold.
  */
 u64 afa_control_fold(const struct afa_ctl_params *p,
-		     const struct afa_ctl_costs *c, bool rebound)
+		     const struct afa_ctl_costs *c)
 {
 	unsigned int dom, class, i;
 	struct afa_class_state *cs;
 	u64 faults = 0;
 
-	if (rebound)
-		afa_class_rebound(p);
 	afa_class_gather();
 	for (dom = 0; dom < afa_nr_domains; dom++) {
 		for (class = 0; class < AFA_NR_CLASSES; class++) {
 			i = afa_class_index(dom, class);
 			cs = &afa_class[i];
-			/* trials may come without faults (stream.c) */
-			if (!cs->last.faults && !cs->last.trials &&
-			    !cs->last.trial_hits)
-				continue;
 			faults += cs->last.faults;
 			cs->nr_faults += cs->last.faults;
 			cs->nr_misses += cs->last.misses;
 			cs->nr_pages += cs->last.pages;
+			/*
+			 * A span or a miss may come in a fold without the
+			 * faults that step (a call counted in its class before
+			 * its file got a stream): it waits, as a stream's does.
+			 * Trials may come without faults (stream.c).
+			 */
 			afa_evidence_to_input(&cs->pending, &cs->last);
-			afa_class_step(dom, class, p, c);
+			if (cs->last.faults || cs->last.trials ||
+			    cs->last.trial_hits)
+				afa_class_step(dom, class, p, c);
 		}
 	}
 	return faults;

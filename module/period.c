@@ -95,6 +95,8 @@ static bool afa_rebound_first;
 static void afa_period_queue(unsigned long delay)
 {
 	cpus_read_lock();
+	/* a kick may have found it idle as the last fold went idle */
+	WRITE_ONCE(afa_period_idle, false);
 	WRITE_ONCE(afa_next_fold, jiffies + delay);
 	queue_delayed_work_on(afa_work_cpu(), afa_percpu_wq, &afa_period_work,
 			      delay);
@@ -181,7 +183,11 @@ static void afa_period_rand_limit(const struct afa_ctl_params *p)
 		   afa_class_params(AFA_CLASS_RAND, p, &tmp)->max_order);
 }
 
-/* Parameters for this fold; on a change of bounds, pull states inside. */
+/*
+ * Parameters for this fold, and the fault path's bounds from them.
+ * Return: true when they changed: the fold pulls its states inside the
+ * new bounds, after its laws took in what was gathered before.
+ */
 static bool afa_period_params(struct afa_ctl_params *p)
 {
 	bool changed = afa_params_snapshot(p);
@@ -192,8 +198,6 @@ static bool afa_period_params(struct afa_ctl_params *p)
 	}
 	WRITE_ONCE(afa_limits.max_order, p->max_order);
 	afa_period_rand_limit(p);
-	if (changed)
-		afa_stream_rebound(p);
 	return changed;
 }
 
@@ -233,14 +237,19 @@ static void afa_period_fn(struct work_struct *work)
 	rebound = afa_period_params(&p) || afa_rebound_first;
 	afa_rebound_first = false;
 	afa_cost_get(&c);
-	map_calls = afa_control_fold(&p, &c, rebound);
+	map_calls = afa_control_fold(&p, &c);
 	map_calls += afa_stream_fold(&p, &c);
 	faults = afa_fold_global(map_calls, &fell);
-	if (fell) {
-		/* MADV_RANDOM's ceiling came down: rand states under it now. */
+	/* MADV_RANDOM's ceiling came down: rand states under it now. */
+	if (fell)
 		afa_period_rand_limit(&p);
+	/*
+	 * Only now: the evidence this fold took in was gathered at the old
+	 * orders, which a state pulled inside leaves, with what waits.
+	 */
+	if (rebound || fell) {
+		afa_class_rebound(&p);
 		afa_stream_rebound(&p);
-		afa_rebound_first = true;
 	}
 	added = afa_stream_add_noted(&p);
 	if (added) {

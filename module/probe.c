@@ -147,6 +147,7 @@ struct afa_vma_cache {
 	u8 lane;			/* lane of the VMA in its file */
 	bool calibration;		/* cost.c's own mapping */
 	bool judged;			/* the tally had a verdict */
+	u8 held_order;			/* the lane's order of held's tests */
 	struct afa_split_tally tally;	/* the VMA's outcomes, split.h */
 	struct afa_evidence held;	/* evidence held back until judged */
 };
@@ -554,9 +555,21 @@ static bool afa_fault_stream(struct afa_probe_cpu *pc, struct vm_fault *vmf,
  */
 static struct afa_evidence *afa_split_evidence(const struct afa_fault_stream *fs)
 {
-	if (fs->slot && afa_evidence_held(fs->c, fs->pub))
-		return &fs->c->held;
-	return fs->ev;
+	struct afa_vma_cache *c = fs->c;
+
+	if (!fs->slot || !afa_evidence_held(c, fs->pub))
+		return fs->ev;
+	/*
+	 * Growth tests held at an order the lane has left would count at
+	 * its new one when they join it; trials are judged by their own
+	 * half, whatever the order (afa_trials_wait()).
+	 */
+	if (c->held_order != fs->order) {
+		c->held.tested = 0;
+		c->held.grow_hits = 0;
+		c->held_order = fs->order;
+	}
+	return &c->held;
 }
 
 /*

@@ -204,7 +204,8 @@ void afa_stream_note(struct vm_area_struct *vma, unsigned int class,
 	afa_key_of(vma, class, lane, &key);
 	c = &sc->cand[sc->cand_next % AFA_NR_CANDS];
 	if (c->valid && afa_key_eq(&c->key, &key) &&
-	    (s32)(c->seq - READ_ONCE(sc->cand_taken)) > 0)
+	    (s32)(c->seq - READ_ONCE(sc->cand_taken)) > 0 &&
+	    READ_ONCE(sc->cand_done[sc->cand_next % AFA_NR_CANDS]) != c->seq)
 		return;
 	write_seqcount_begin(&sc->cand_seq);
 	c = &sc->cand[++sc->cand_next % AFA_NR_CANDS];
@@ -489,17 +490,20 @@ static bool afa_stream_add(const struct afa_stream_cand *c,
 	return true;
 }
 
-/* Read one candidate of another CPU consistently. */
-static bool afa_stream_read_cand(struct afa_stream_cpu *sc, unsigned int i,
-				 struct afa_stream_cand *c)
+/*
+ * Read another CPU's ring of candidates at once: read one by one, a
+ * candidate noted between two reads into a slot read already, followed
+ * by a newer one in a slot not read yet, would be passed over for good.
+ */
+static void afa_stream_read_cands(struct afa_stream_cpu *sc,
+				  struct afa_stream_cand *ring)
 {
 	unsigned int seq;
 
 	do {
 		seq = read_seqcount_begin(&sc->cand_seq);
-		*c = sc->cand[i];
+		memcpy(ring, sc->cand, sizeof(sc->cand));
 	} while (read_seqcount_retry(&sc->cand_seq, seq));
-	return c->valid;
 }
 
 /*
@@ -517,27 +521,29 @@ static unsigned int afa_stream_add_cpu(struct afa_stream_cpu *sc,
 				       const struct afa_ctl_params *p)
 {
 	u32 taken = sc->cand_taken, done = taken, wait = 0;
-	struct afa_stream_cand c;
+	struct afa_stream_cand ring[AFA_NR_CANDS], *c;
 	unsigned int i, n = 0;
 	bool waits = false;
 
+	afa_stream_read_cands(sc, ring);
 	for (i = 0; i < AFA_NR_CANDS; i++) {
-		if (!afa_stream_read_cand(sc, i, &c) ||
-		    (s32)(c.seq - taken) <= 0 || c.seq == sc->cand_done[i])
+		c = &ring[i];
+		if (!c->valid || (s32)(c->seq - taken) <= 0 ||
+		    c->seq == sc->cand_done[i])
 			continue;
-		if ((s32)(c.seq - done) > 0)
-			done = c.seq;
-		if (afa_stream_lookup(&c.key)) {
-			sc->cand_done[i] = c.seq;
+		if ((s32)(c->seq - done) > 0)
+			done = c->seq;
+		if (afa_stream_lookup(&c->key)) {
+			WRITE_ONCE(sc->cand_done[i], c->seq);
 			continue;
 		}
-		if (afa_stream_add(&c, p)) {
-			sc->cand_done[i] = c.seq;
+		if (afa_stream_add(c, p)) {
+			WRITE_ONCE(sc->cand_done[i], c->seq);
 			n++;
 			continue;
 		}
-		if (!waits || (s32)(c.seq - wait) < 0)
-			wait = c.seq;
+		if (!waits || (s32)(c->seq - wait) < 0)
+			wait = c->seq;
 		waits = true;
 	}
 	WRITE_ONCE(sc->cand_taken, waits ? wait - 1 : done);

@@ -102,8 +102,10 @@ static void afa_idle_deltas(void)
 		if (idle == (u64)-1)
 			continue;	/* no NOHZ: no figure, not idle */
 		now.idle_us = idle;
+		/* both grow, unless the CPU's figures restarted (hotplug) */
 		if (afa_idle_seen[cpu].wall_us &&
-		    now.wall_us > afa_idle_seen[cpu].wall_us) {
+		    now.wall_us > afa_idle_seen[cpu].wall_us &&
+		    now.idle_us >= afa_idle_seen[cpu].idle_us) {
 			afa_idle_delta[cpu].wall_us =
 				now.wall_us - afa_idle_seen[cpu].wall_us;
 			afa_idle_delta[cpu].idle_us =
