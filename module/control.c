@@ -124,6 +124,13 @@ u8 afa_law_run(struct afa_ctl_state *ctl, struct afa_ctl_input *pending,
 	unsigned int n;
 
 	p = afa_class_params(class, p, &tmp);
+	/*
+	 * Outside new bounds: no step, whose clamp would judge evidence of
+	 * the old order at the new one; the fold's pull moves the state
+	 * afterwards, and drops what waits (afa_class_rebound()).
+	 */
+	if (ctl->order != clamp_t(u8, ctl->order, p->min_order, p->max_order))
+		return ctl->order;
 	for (n = 0; n < AFA_STEPS_PER_FOLD &&
 	     afa_ctl_input_ready(ctl, p, pending); n++) {
 		afa_ctl_batch(pending, ctl, p, &batch);

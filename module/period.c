@@ -85,9 +85,8 @@ bool afa_period_idle;
 /* Folds left since a move that a kick runs at once; 0: wait a jiffy. */
 static unsigned int afa_quick_left;
 /*
- * Pull the class states inside their bounds at the next fold: parameters
- * written between the class states' start and the worker's, or
- * MADV_RANDOM's ceiling having come down.
+ * Pull the class states inside their bounds at the first fold:
+ * parameters written between the class states' start and the worker's.
  */
 static bool afa_rebound_first;
 

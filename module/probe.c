@@ -548,6 +548,22 @@ static bool afa_fault_stream(struct afa_probe_cpu *pc, struct vm_fault *vmf,
 }
 
 /*
+ * The VMA's held evidence, its growth tests of @order only: those held
+ * at an order the lane has left would count at its new one when they
+ * join it.  Its trials are judged by their own half, whatever the order
+ * (afa_trials_wait()).
+ */
+static struct afa_evidence *afa_held_at(struct afa_vma_cache *c, u8 order)
+{
+	if (c->held_order != order) {
+		c->held.tested = 0;
+		c->held.grow_hits = 0;
+		c->held_order = order;
+	}
+	return &c->held;
+}
+
+/*
  * Where this fault's growth test and trials count: in the stream, or,
  * for a VMA not yet judged in a file with two lanes, held back with the
  * VMA, so that a mapping that belongs in the other lane does not teach
@@ -555,21 +571,9 @@ static bool afa_fault_stream(struct afa_probe_cpu *pc, struct vm_fault *vmf,
  */
 static struct afa_evidence *afa_split_evidence(const struct afa_fault_stream *fs)
 {
-	struct afa_vma_cache *c = fs->c;
-
-	if (!fs->slot || !afa_evidence_held(c, fs->pub))
-		return fs->ev;
-	/*
-	 * Growth tests held at an order the lane has left would count at
-	 * its new one when they join it; trials are judged by their own
-	 * half, whatever the order (afa_trials_wait()).
-	 */
-	if (c->held_order != fs->order) {
-		c->held.tested = 0;
-		c->held.grow_hits = 0;
-		c->held_order = fs->order;
-	}
-	return &c->held;
+	if (fs->slot && afa_evidence_held(fs->c, fs->pub))
+		return afa_held_at(fs->c, fs->order);
+	return fs->ev;
 }
 
 /*
@@ -593,7 +597,7 @@ static void afa_split_check(struct afa_probe_cpu *pc, struct vm_area_struct *vma
 	c->judged = true;
 	afa_trials_move(pc, &c->held, v == AFA_SPLIT_STAY ? fs->ev : NULL);
 	if (v == AFA_SPLIT_STAY)
-		afa_evidence_add(fs->ev, &c->held);
+		afa_evidence_add(fs->ev, afa_held_at(c, fs->order));
 	c->held = (struct afa_evidence){};
 	if (v == AFA_SPLIT_STAY)
 		return;

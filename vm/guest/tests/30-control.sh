@@ -196,6 +196,27 @@ check "page_price_ns=0: a scan from order 0 grows to 5 or more ($o0)" \
 check "page_price_ns=1048576: a scan still grows, by free steps, to 3 or more within six scans (order $op after $n)" \
 	test "${op:-0}" -ge 3
 
+# New order bounds: a state outside them takes no step in the fold that
+# pulls it inside (its evidence was gathered at its old order, and a
+# step's clamp would judge it at the new one, traced as a move from the
+# old order); the pull, untraced, drops it.  A sparse reader (a page in
+# 16) at order 0; min_order 3 written right after a pass, whose tested
+# faults then wait for the next fold (period_ms 1000), a batch being
+# one of them.
+modprobe autofaultaround initial_order=0 period_ms=1000 min_samples=1
+afa-work -p stride -s 65536 -R 1 $seq >/dev/null
+afa-work -p stride -s 65536 -R 1 $seq >/dev/null
+ob=$(stream_class_col "$(fid $seq)" rodata order)
+trace-cmd record -q -e autofaultaround:afa_order_change -o /tmp/bounds.dat \
+	sh -c "afa-work -p stride -s 65536 -R 1 $seq >/dev/null; echo 3 >$P/min_order; sleep 3" >/dev/null
+trace-cmd report -i /tmp/bounds.dat 2>/dev/null >/tmp/bounds.txt
+below=$(grep "dev=$(devno $seq) ino=$(ino $seq) " /tmp/bounds.txt |
+	grep -c 'afa_order_change:.*old_order=[0-2] ')
+oa=$(stream_class_col "$(fid $seq)" rodata order)
+rmmod autofaultaround
+check "min_order 3 under a sparse reader at order $ob: no step from below it ($below traced), order $oa after" \
+	test -n "$ob" -a "${ob:-9}" -lt 3 -a "$below" = 0 -a "$oa" = 3
+
 # A broken kernel contract: the module stops setting windows, says so
 # once, and observes (the kernel's window from then on).
 modprobe autofaultaround min_order=9 test_contract_mismatch=1
