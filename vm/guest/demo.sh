@@ -38,9 +38,14 @@ echo "one page per 2 MiB, first and last: $(head -n 1 /tmp/sparse.out | sed 's/^
 step "trace-cmd report: the window of each stream (afa_order_change)"
 trace-cmd report -i /tmp/demo.dat 2>/dev/null >/tmp/demo.txt
 for f in $seq $sparse; do
-	grep "afa_order_change:.* ino=$(ino $f) " /tmp/demo.txt | head -n 3
-	echo "   ..."
-	grep "afa_order_change:.* ino=$(ino $f) " /tmp/demo.txt | tail -n 2
+	grep "afa_order_change:.* ino=$(ino $f) " /tmp/demo.txt >/tmp/demo.one
+	if [ "$(wc -l </tmp/demo.one)" -le 5 ]; then
+		cat /tmp/demo.one
+	else
+		head -n 3 /tmp/demo.one
+		echo "   ..."
+		tail -n 2 /tmp/demo.one
+	fi
 done
 echo "(plus $(grep -c 'afa_work_cpu:' /tmp/demo.txt) afa_work_cpu events, e.g.:)"
 grep 'afa_work_cpu:' /tmp/demo.txt | tail -n 1
