@@ -129,6 +129,7 @@ int afa_period_init(void);
 void afa_period_exit(void);
 void afa_period_kick(void);
 void afa_period_wake_up(void);
+void afa_period_retime(void);
 void afa_period_show(struct seq_file *m);
 extern bool afa_period_idle;
 

@@ -151,8 +151,11 @@ static int afa_set_uint_range(const char *val, const struct kernel_param *kp,
 static int afa_set_period_ms(const char *val, const struct kernel_param *kp)
 {
 	static const struct afa_uint_range r = { 10, 60000 };
+	int err = afa_set_uint_range(val, kp, &r);
 
-	return afa_set_uint_range(val, kp, &r);
+	if (!err)
+		afa_period_retime();
+	return err;
 }
 
 static const struct kernel_param_ops afa_period_ms_ops = {

@@ -300,6 +300,37 @@ void afa_period_show(struct seq_file *m)
 	mutex_unlock(&afa_stats_lock);
 }
 
+/*
+ * A write of period_ms against the worker's start and stop: the work
+ * exists and may be queued only while afa_period_running.
+ */
+static DEFINE_MUTEX(afa_period_lock);
+static bool afa_period_running;
+
+/**
+ * afa_period_retime() - period_ms was written: bring a later fold forward
+ *
+ * A fold queued for later than the new period from now runs at the new
+ * period; an idle worker stays idle (the next fault wakes it), and at
+ * load, before the worker exists, there is nothing to do.  Process
+ * context: the parameter's setter.
+ */
+void afa_period_retime(void)
+{
+	unsigned long delay = msecs_to_jiffies(READ_ONCE(afa_period_ms));
+
+	mutex_lock(&afa_period_lock);
+	if (afa_period_running && !READ_ONCE(afa_period_idle) &&
+	    time_after(READ_ONCE(afa_next_fold), jiffies + delay)) {
+		cpus_read_lock();
+		WRITE_ONCE(afa_next_fold, jiffies + delay);
+		mod_delayed_work_on(afa_work_cpu(), afa_percpu_wq,
+				    &afa_period_work, delay);
+		cpus_read_unlock();
+	}
+	mutex_unlock(&afa_period_lock);
+}
+
 int afa_period_init(void)
 {
 	struct afa_ctl_params p;
@@ -312,7 +343,10 @@ int afa_period_init(void)
 	afa_last_fold = jiffies;
 	afa_period_stopping = false;
 	INIT_DELAYED_WORK(&afa_period_work, afa_period_fn);
+	mutex_lock(&afa_period_lock);
 	afa_period_queue(msecs_to_jiffies(READ_ONCE(afa_period_ms)));
+	afa_period_running = true;
+	mutex_unlock(&afa_period_lock);
 	return 0;
 }
 
@@ -324,7 +358,10 @@ void afa_period_exit(void)
 {
 	int cpu;
 
+	mutex_lock(&afa_period_lock);
+	afa_period_running = false;
 	WRITE_ONCE(afa_period_stopping, true);
+	mutex_unlock(&afa_period_lock);
 	for_each_possible_cpu(cpu)
 		irq_work_sync(per_cpu_ptr(&afa_kick_work, cpu));
 	cancel_delayed_work_sync(&afa_period_work);

@@ -217,6 +217,20 @@ rmmod autofaultaround
 check "min_order 3 under a sparse reader at order $ob: no step from below it ($below traced), order $oa after" \
 	test -n "$ob" -a "${ob:-9}" -lt 3 -a "$below" = 0 -a "$oa" = 3
 
+# A lower period_ms brings forward the fold queued at the old one.  With
+# classes=none no evidence kicks a fold: after a scan at period_ms 60000
+# the next fold waits a minute; written 10, it runs within the second.
+modprobe autofaultaround period_ms=60000 classes=none
+afa-work -p seq $seq >/dev/null
+sleep 1
+f0=$(periods)
+echo 10 >$P/period_ms
+sleep 1
+f1=$(periods)
+rmmod autofaultaround
+check "period_ms 60000 then 10: the fold queued at a minute runs within a second (folds $f0, then $f1)" \
+	test "$f1" -gt "$f0"
+
 # A broken kernel contract: the module stops setting windows, says so
 # once, and observes (the kernel's window from then on).
 modprobe autofaultaround min_order=9 test_contract_mismatch=1
