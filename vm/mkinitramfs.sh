@@ -105,11 +105,11 @@ copy_with_libs() {
 		cp -L "$lib" "$root$lib"
 	done
 }
-[ "$AFA_VM_TRACECMD" = 0 ] || copy_with_libs /usr/bin/trace-cmd
-# kmod's modprobe, for the modprobe.d example's install and remove lines,
-# which busybox's modprobe does not run (16-fault-around-optin); from
-# this machine, so where its trace-cmd goes too
+# and kmod's modprobe, for the modprobe.d example's install and remove
+# lines, which busybox's modprobe does not run (16-fault-around-optin):
+# this machine's binaries, for guests of its architecture only
 if [ "$AFA_VM_TRACECMD" != 0 ]; then
+	copy_with_libs /usr/bin/trace-cmd
 	copy_with_libs /usr/bin/kmod
 	mkdir -p "$root/usr/lib/afa-kmod"
 	ln -s /usr/bin/kmod "$root/usr/lib/afa-kmod/modprobe"
