@@ -1275,30 +1275,6 @@ static bool afa_kick_useful(const struct afa_fault_stream *fs, u8 order,
 }
 
 /*
- * A trial at every fault of a mapping at max_order, new to a file with
- * two lanes (its evidence held until its first verdict), with no hit
- * among its outcomes so far.  There trials are its only outcomes: at the
- * usual rate, one fault in sample_every, a sparse newcomer to a file
- * whose scans' lane is at max_order took about 160 faults at the
- * largest window before its first verdict moved it to its own lane (the
- * project's CI, debug kernel: 135 to 311 a probe of 512).  Tried at
- * every fault it takes about 40 at one order less: from its ninth on,
- * each trial it starts pushes the one it started eight faults before out
- * of the CPU's AFA_NR_TRIALS slots, counted as not wanted, and 32
- * outcomes make its verdict.  A scan's first trial hits at its next
- * fault, which ends this: one fault at half the window.  Only in a file
- * that has shown two behaviours: every new mapping of a dense random
- * reader's file at max_order took 20 faults more so, its halves wanted
- * later than its next fault (fresh-rand, 101 to 122).
- */
-static bool afa_trial_eager(const struct afa_fault_stream *fs, u8 order,
-			    u8 max_order)
-{
-	return fs->slot && order >= max_order &&
-	       afa_evidence_held(fs->c, fs->pub) && !fs->c->tally.hits;
-}
-
-/*
  * Evidence and window of a fault the module steers, and tests.  Trials
  * and tests are taken at the stream's own order, which is then also the
  * order applied (or one less, on trial).
@@ -1330,13 +1306,11 @@ static u32 afa_learn_and_act(struct afa_probe_cpu *pc, struct vm_fault *vmf,
 		afa_trial_test(pc, &c, fs->owner, order, min_order, ev);
 	/*
 	 * Rare trials, but at max_order not before the VMA's first verdict:
-	 * there trials are its only outcomes (split.h), at every fault
-	 * until one hits.  A trial only where the window of one order less
-	 * is smaller (not clamped to the same).
+	 * there trials are its only outcomes (split.h).  A trial only where
+	 * the window of one order less is smaller (not clamped to the same).
 	 */
 	if (order > min_order &&
-	    (afa_trial_eager(fs, order, max_order) ||
-	     afa_trial_due(pc, fs->rare && (fs->c->judged || order < max_order))) &&
+	    afa_trial_due(pc, fs->rare && (fs->c->judged || order < max_order)) &&
 	    afa_trial_start(pc, vmf->vma->vm_mm, &c, fs->owner,
 			    afa_pub_gen(fs->pub), ev))
 		apply = 0;

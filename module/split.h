@@ -33,9 +33,7 @@
  * max_order, trials above min_order (a mapping's density counts both).
  * At max_order, where there is no growth test and trials are a mapping's
  * only outcomes, it is tried at the usual rate until its first verdict
- * even in a lane whose trials are rare; a mapping new to a file with
- * two lanes, at every fault until one of its outcomes hits (probe.c,
- * afa_trial_eager()).  A mapping new to a file that
+ * even in a lane whose trials are rare.  A mapping new to a file that
  * has two lanes holds its evidence back until its first verdict: it
  * joins the lane the mapping stays in, or is dropped with the lane it
  * leaves, so that mappings on their way to the other lane do not teach

@@ -231,18 +231,18 @@ check "turn: a settled sparse reader that turns into a scan is tested again with
 # the probe's $2 CPU migrations restarts it, and costs up to a verdict's
 # faults more there (the project's CI once saw 41 faults there, 7.3.4).
 # A verdict is 32 faults where the scans' lane is below max_order (each
-# fault has a growth test).  At max_order trials are a mapping's only
-# outcomes, and a probe is tried at every fault (probe.c,
-# afa_trial_eager()): from its ninth fault on, each trial pushes the
-# one eight faults older out of the CPU's slots, counted: 40 faults.
-# (At the usual rate, one trial in sample_every faults, each counted
-# after 32 faults, it took about 160, and the project's CI saw 135 to
-# 311 a probe on its debug kernel.)
+# fault has a growth test); at max_order (9 by default, as on 7.3.4,
+# whose scans' lane got there) trials are a mapping's only outcomes,
+# one fault in sample_every (4) on average, each counted when its half
+# is wanted or after 32 faults: 32 of them take 128 faults, 32 more for
+# the last one's wait, and 40 for the spread of the 32 random gaps (3.5
+# standard deviations).  The project's CI saw 173 faults there with one
+# migration (7.3.4).
 split_early() {
 	local verdict=32
 
 	[ "${1:-0}" -ge "$(cat /sys/module/autofaultaround/parameters/max_order)" ] &&
-		verdict=40
+		verdict=$((32 * 4 + 32 + 40))
 	echo $((8 + verdict * (1 + ${2:-0})))
 }
 
@@ -336,31 +336,6 @@ echo "split: lane $lo faults $f1 -> $f1b for a probe of 512 touches, $mig CPU mi
 check "split: the probe's CPU migrations are counted ($mig)" test "${mig:--1}" -ge 0
 check "split: a new probe counts in the probes' lane from its first $early faults on ($f1 -> $f1b)" \
 	test $((${f1b:-0} - ${f1:-0})) -ge $((512 - early))
-# The same at max_order, where it matters most: the scans' lane's
-# window is the largest, a probe's faults there map up to 2 MiB for one
-# page.  max_order lowered to the scans' lane's order puts the lane at
-# its bound (where it keeps its order); a new probe starts there and
-# leaves it within 40 faults a CPU, where at the usual rate of trials it
-# took about 160.  Only where the scans' lane is lane 0: a new mapping
-# starts in lane 0, and a probe that starts in its own lane has no
-# verdict to wait for.
-if [ $lo = 1 ]; then
-	maxo=$(cat /sys/module/autofaultaround/parameters/max_order)
-	echo "$bhi" >/sys/module/autofaultaround/parameters/max_order
-	wait_periods 1
-	g0=$(stream_lane_col "$bi" rodata 0 faults)
-	out=$(afa-work -p stride $both)
-	wait_periods 1
-	g1=$(stream_lane_col "$bi" rodata 0 faults)
-	mig=$(kv migrations "$out")
-	echo "$maxo" >/sys/module/autofaultaround/parameters/max_order
-	wait_periods 1
-	echo "split: at max_order $bhi a probe took $((g1 - g0)) faults in the scans' lane 0, $mig CPU migrations"
-	check "split: at max_order a new probe leaves the scans' lane within 8 + 40 faults a CPU ($((g1 - g0)), $mig migrations)" \
-		test $((g1 - g0)) -le $((8 + 40 * (1 + ${mig:-0})))
-else
-	echo "split: SKIP a probe at max_order: the scans' lane is lane 1, where no new mapping starts"
-fi
 # A new scan starts in lane 0 and, where that is the probes' lane,
 # leaves it at its first verdict, 32 faults at that lane's window; the
 # tally is per CPU, so each CPU migration of the scan can cost a verdict
