@@ -46,18 +46,25 @@ for e in afa_order_change afa_ctl_step; do
 done
 echo 1 >$T/tracing_on
 
-# A scan from order 0: three fresh processes take its stream up.
-for i in 1 2 3; do
+# A scan from order 0: three fresh processes take its stream up (orders
+# 5 to 9 seen; 5 with 64 KiB pages, whose scans are 1,024 faults: fewer
+# batches and folds a process).  A fold moves an order at most once, and
+# how many fall in a process depends on the host: up to six processes,
+# until order 3.
+n=0 sorder=0
+while [ $n -lt 3 ] || { [ $n -lt 6 ] && [ "${sorder:-0}" -lt 3 ]; }; do
 	afa-work -p seq $seq >/dev/null
+	n=$((n + 1))
+	[ $n -ge 3 ] || continue
+	wait_periods 1
+	sorder=$(stream_class_col "$(fid $seq)" rodata order)
 done
-wait_periods 1
-sorder=$(stream_class_col "$(fid $seq)" rodata order)
 out=$(afa-work -p seq $seq)
 flt=$(kv minflt "$out")
-echo "converge: the scan's stream at order $sorder after three processes; a fourth took $flt faults ($((pages + 1)) at order 0)"
-check "converge: three fresh scans take the stream from order 0 to 3 or more ($sorder)" \
+echo "converge: the scan's stream at order $sorder after $n processes; the next took $flt faults ($((pages + 1)) at order 0)"
+check "converge: fresh scans take the stream from order 0 to 3 or more within six (order $sorder after $n)" \
 	test "${sorder:-0}" -ge 3
-check "converge: a fourth scan maps at that window: $flt faults <= 4/3 * $((pages >> 3)) + 16" \
+check "converge: the next scan maps at that window: $flt faults <= 4/3 * $((pages >> 3)) + 16" \
 	test "${flt:-999999}" -le $(((pages >> 3) * 4 / 3 + 16))
 
 echo 0 >$T/tracing_on
@@ -86,6 +93,8 @@ while :; do
 	pf=$(stream_class_col "$(fid $sparse)" rodata faults)
 	[ "${porder:-9}" = 0 ] && [ $n -ge 3 ] && break
 	[ "${pf:-0}" -ge 13000 ] && break
+	# a row that went away counts no faults: stop, and fail below
+	[ $n -ge 40 ] && break
 done
 echo "converge: the sparse stream at order $porder after $n processes, $pf faults"
 check "converge: the sparse reader's stream goes to order 0 within 13000 of its faults (order $porder, $pf faults)" \

@@ -46,13 +46,15 @@ check "seq: the file has one stream, learned across processes (order $order)" \
 check "seq: three short processes take the window to order 5 or more ($order)" \
 	test "${order:-0}" -ge 5
 # The fourth maps at the learned window from its first fault: its faults
-# are those of that order, plus trials (at most one fault in four).
+# are those of that order, plus trials (at most one fault in four; at
+# order 5, 128 of 512 on average, their count's spread about 10: the
+# margin grows with the window's faults).
 out=$(afa-work -p seq $seq)
 flt=$(kv minflt "$out")
 want=$((16384 >> order))
 echo "seq: fourth process $flt faults, order $order alone gives $want"
-check "seq: a fourth process starts at the learned window ($flt faults <= 4/3 * $want + 16)" \
-	test "$flt" -le $((want * 4 / 3 + 16))
+check "seq: a fourth process starts at the learned window ($flt faults <= 4/3 * $want + 16 + $want / 32)" \
+	test "$flt" -le $((want * 4 / 3 + 16 + want / 32))
 check "seq: ... and takes fewer faults than the kernel default's 4097 ($flt)" \
 	test "$flt" -lt 4097
 
@@ -146,9 +148,10 @@ check "settled: ... and map the fault's page alone ($mapped pages mapped for $to
 # the process next faults there), and one for the faults of code the
 # process and this shell run for the first time after the first pass
 # (its first unmapping and next mapping, the reading loop): two a CPU.
-# Measured: 0 and 1 on 6.12, 2 and 5 on the debug kernel, whose passes
-# span many jiffies.  With every batch asking (afa_kick_useful() true):
-# 14 on 6.12, 38 on the debug kernel (failed).
+# Measured: 0 and 1 on 6.12, 2 to 5 on the debug kernel, whose passes
+# span many jiffies.  The check allows three a CPU (12 with 4), a margin
+# over the two for those: with every batch asking (afa_kick_useful()
+# true) 14 on 6.12, 38 on the debug kernel, which fail it still.
 afa-work -H 100 -p stride -n 24 $sparse | {
 	read -r line
 	read -r h <$STATS
@@ -166,8 +169,8 @@ afa-work -H 100 -p stride -n 24 $sparse | {
 read -r n mig k0 k1 g0 g1 </tmp/kick.out
 ncpu=$(nproc)
 echo "kick: $((k1 - k0)) folds brought forward, $((g1 - g0)) in all, in $((n - 1)) passes after the first ($mig CPU migrations, $ncpu CPUs); the sparse stream settled=$(stream_class_col "$si" rodata settled)"
-check "kick: a settled sparse file's new mappings ask no fold ($((k1 - k0)) brought forward in 23 passes, at most two per CPU: $((2 * ncpu)))" \
-	test "$n" = 24 -a $((k1 - k0)) -le $((2 * ncpu))
+check "kick: a settled sparse file's new mappings ask no fold ($((k1 - k0)) brought forward in 23 passes, at most three per CPU: $((3 * ncpu)))" \
+	test "$n" = 24 -a $((k1 - k0)) -le $((3 * ncpu))
 # The fast path acts on its VMA's stamp (probe.c, afa_fast_stamp()):
 # the stream's published word and the generation of the parameters it
 # relies on.  A write to classes between two faults of a settled

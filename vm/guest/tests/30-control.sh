@@ -13,26 +13,25 @@ cat $seq >/dev/null
 # Every order, pinned with min_order = max_order: the module's window is
 # exact (16384 >> order faults, plus the first), trials off (no order
 # below min_order to try).
+# A count off by more than 4 is taken again once, with what /proc/vmstat
+# says moved (check_faults): faults from outside the module (compaction,
+# a cache drop) were seen in CI, 6 in 33 once on -rt.
+seq_faults() {
+	kv minflt "$(afa-work -p seq $seq)"
+}
 for order in 0 2 4 6 9; do
 	modprobe autofaultaround min_order=$order max_order=$order
-	out=$(afa-work -p seq $seq)
-	got=$(kv minflt "$out")
-	want=$(((16384 >> order) + 1))
-	check "pinned order $order: $want +-4 faults (got $got)" within "$got" $want 4
+	check_faults "pinned order $order" $(((16384 >> order) + 1)) seq_faults
 	rmmod autofaultaround
 done
 
 # Observing only: enabled=0, or the class not enabled: the kernel's 64 KiB.
 modprobe autofaultaround enabled=0 min_order=9
-got=$(kv minflt "$(afa-work -p seq $seq)")
-check "enabled=0: the kernel's window (1025 +-4 faults, got $got)" within "$got" 1025 4
+check_faults "enabled=0: the kernel's window" 1025 seq_faults
 echo 1 >/sys/module/autofaultaround/parameters/enabled
-got=$(kv minflt "$(afa-work -p seq $seq)")
-check "enabled=1 at run time: order 9 (33 +-4 faults, got $got)" within "$got" 33 4
+check_faults "enabled=1 at run time: order 9" 33 seq_faults
 echo rand,seq >/sys/module/autofaultaround/parameters/classes
-got=$(kv minflt "$(afa-work -p seq $seq)")
-check "classes=rand,seq: rodata keeps the kernel's window (1025 +-4, got $got)" \
-	within "$got" 1025 4
+check_faults "classes=rand,seq: rodata keeps the kernel's window" 1025 seq_faults
 rmmod autofaultaround
 
 # enabled=0 detaches the probes (issue 13): a file first mapped while it
@@ -159,39 +158,61 @@ rmmod autofaultaround
 # 1 - 2/3 (F + 2P) / (F + P) < 0 while F < P, so on every kernel here),
 # and they stay at order 0.  A scan maps no page more at a larger window
 # (g = 1/2: free steps, docs/control-law.md), so with the same price it
-# still grows.
-for price in 0 1048576; do
-	modprobe autofaultaround initial_order=0 page_price_ns=$price
-	afa-work -p stride -s 16384 -R 3 $seq >/dev/null
+# still grows.  A fold moves an order at most once, and how many fall in
+# a process depends on the host: without a price the runs go on until
+# order 2, six processes at most (once in about 25 debug-kernel runs two
+# did not get there, the cause not found: the costs and the stream's row
+# are shown at each round); with the price, as many processes, two at
+# least.
+modprobe autofaultaround initial_order=0 page_price_ns=0
+n=0 r0=0
+while [ $n -lt 6 ] && [ "${r0:-0}" -lt 2 ]; do
 	afa-work -p stride -s 16384 -R 3 $seq >/dev/null
 	wait_periods 1
-	eval r$price=$(stream_class_col "$(fid $seq)" rodata order)
-	rmmod autofaultaround
+	r0=$(stream_class_col "$(fid $seq)" rodata order)
+	n=$((n + 1))
+	echo "price 0: after $n: $(sed -n 2p $STATS)"
+	awk -v id="$(fid $seq)" '$3 ":" $4 == id' $STATS
 done
-check "page_price_ns=0: runs of 3 pages in 4 grow from order 0 to 2 or more ($r0)" \
+rmmod autofaultaround
+modprobe autofaultaround initial_order=0 page_price_ns=1048576
+i=0
+while [ $i -lt $n ] || [ $i -lt 2 ]; do
+	afa-work -p stride -s 16384 -R 3 $seq >/dev/null
+	i=$((i + 1))
+done
+wait_periods 1
+r1048576=$(stream_class_col "$(fid $seq)" rodata order)
+rmmod autofaultaround
+check "page_price_ns=0: runs of 3 pages in 4 grow from order 0 to 2 or more within six processes (order $r0 after $n)" \
 	test "${r0:-0}" -ge 2
-check "page_price_ns=1048576: the same runs stay at order 0 ($r1048576)" \
+check "page_price_ns=1048576: the same runs stay at order 0 ($r1048576 after $i)" \
 	test -n "$r1048576" -a "${r1048576:-9}" = 0
 # A fold moves an order at most once, and at that price only free steps
 # move it: how far two scans take it depends on the folds that fall in
 # them (2 to 7 measured on 6.12, the CI's loaded machine included), so
-# the priced scan runs until order 3, six times at most.
-modprobe autofaultaround initial_order=0 page_price_ns=0
-afa-work -p seq $seq >/dev/null
-afa-work -p seq $seq >/dev/null
-wait_periods 1
-o0=$(stream_class_col "$(fid $seq)" rodata order)
-rmmod autofaultaround
-modprobe autofaultaround initial_order=0 page_price_ns=1048576
-n=0 op=0
-while [ $n -lt 6 ] && [ "${op:-0}" -lt 3 ]; do
-	afa-work -p seq $seq >/dev/null
-	wait_periods 1
-	op=$(stream_class_col "$(fid $seq)" rodata order)
-	n=$((n + 1))
-done
-rmmod autofaultaround
-check "page_price_ns=0: a scan from order 0 grows to 5 or more ($o0)" \
+# the priced scan runs until order 3, six times at most, and the scan
+# without a price until order 5 (6 the lowest seen after two).
+# scan_until PRICE ORDER: loaded at order 0 with page_price_ns=PRICE,
+# scans until the file's stream is at ORDER or above, six at most;
+# prints the order and the scans
+scan_until() {
+	local n=0 o=0
+	modprobe autofaultaround initial_order=0 page_price_ns="$1"
+	while [ $n -lt 6 ] && [ "${o:-0}" -lt "$2" ]; do
+		afa-work -p seq $seq >/dev/null
+		wait_periods 1
+		o=$(stream_class_col "$(fid $seq)" rodata order)
+		n=$((n + 1))
+	done
+	rmmod autofaultaround
+	echo "${o:-0} $n"
+}
+set -- $(scan_until 0 5)
+o0=$1 n0=$2
+set -- $(scan_until 1048576 3)
+op=$1 n=$2
+check "page_price_ns=0: a scan from order 0 grows to 5 or more within six scans (order $o0 after $n0)" \
 	test "${o0:-0}" -ge 5
 check "page_price_ns=1048576: a scan still grows, by free steps, to 3 or more within six scans (order $op after $n)" \
 	test "${op:-0}" -ge 3
@@ -219,16 +240,23 @@ check "min_order 3 under a sparse reader at order $ob: no step from below it ($b
 
 # A lower period_ms brings forward the fold queued at the old one.  With
 # classes=none no evidence kicks a fold: after a scan at period_ms 60000
-# the next fold waits a minute; written 10, it runs within the second.
+# the next fold waits a minute; written 10, it runs at once (looked for
+# once a second, 20 seconds at most: a slow guest's second is not the
+# fold's).
 modprobe autofaultaround period_ms=60000 classes=none
 afa-work -p seq $seq >/dev/null
 sleep 1
 f0=$(periods)
 echo 10 >$P/period_ms
-sleep 1
-f1=$(periods)
+i=0
+f1=$f0
+while [ "$f1" -le "$f0" ] && [ $i -lt 20 ]; do
+	sleep 1
+	f1=$(periods)
+	i=$((i + 1))
+done
 rmmod autofaultaround
-check "period_ms 60000 then 10: the fold queued at a minute runs within a second (folds $f0, then $f1)" \
+check "period_ms 60000 then 10: the fold queued at a minute runs long before it (folds $f0, then $f1 after $i s)" \
 	test "$f1" -gt "$f0"
 
 # A broken kernel contract: the module stops setting windows, says so
@@ -236,25 +264,21 @@ check "period_ms 60000 then 10: the fold queued at a minute runs within a second
 modprobe autofaultaround min_order=9 test_contract_mismatch=1
 afa-work -p seq $seq >/dev/null
 wait_periods 2
-got=$(kv minflt "$(afa-work -p seq $seq)")
+check_faults "contract mismatch: the kernel's window from then on" 1025 seq_faults
 check "contract mismatch: stats show acting=0" \
 	test "$(kv acting "$(head -n 1 $STATS)")" = 0
 check "contract mismatch: logged once" \
 	test "$(dmesg | grep -c 'do not match do_fault_around() as this module knows it')" = 1
-check "contract mismatch: the kernel's window from then on (1025 +-4, got $got)" \
-	within "$got" 1025 4
 rmmod autofaultaround
 
 # A kernel whose contract the module does not know (test_contract_unknown
 # takes this one as such): one log line at load, and it observes from
 # the first fault (the kernel's window at every pinned order).
 modprobe autofaultaround min_order=9 test_contract_unknown=1
-got=$(kv minflt "$(afa-work -p seq $seq)")
+check_faults "unknown contract: the kernel's window" 1025 seq_faults
 check "unknown contract: stats show acting=0" \
 	test "$(kv acting "$(head -n 1 $STATS)")" = 0
 check "unknown contract: says why, once" \
 	test "$(dmesg | grep -c "autofaultaround: kernel $(uname -r): the filemap_map_pages() window contract is known for .* only; observing, not setting windows")" = 1
-check "unknown contract: the kernel's window (1025 +-4, got $got)" \
-	within "$got" 1025 4
 rmmod autofaultaround
 check "no kernel report after the control tests" dmesg_clean
