@@ -261,7 +261,9 @@ check "afa-stat --json from debugfs: page_price_ns=100 as just set, in costs" \
 
 # --watch: one JSON line per refresh, no screen control codes into a pipe
 # (lines counted, not seconds: a slow guest's refreshes come later; 10
-# s at most)
+# s at most.  The file is made first: the loop may look before the
+# background command's redirection has made it, and found none once.)
+: >/tmp/afa-stat-w.json
 afa-stat --watch 0.2 --json >/tmp/afa-stat-w.json &
 pid=$!
 i=0
@@ -281,6 +283,7 @@ while [ $i -lt "$n" ]; do
 done
 check "afa-stat --watch 0.2 --json: 4+ lines within 10 s, each valid JSON ($n lines, $bad bad)" \
 	test "$n" -ge 4 -a "$bad" = 0
+: >/tmp/afa-stat-w.txt
 afa-stat -w 0.2 >/tmp/afa-stat-w.txt &
 pid=$!
 i=0
