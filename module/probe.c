@@ -206,8 +206,8 @@ struct afa_span_mark {
 	u64 migrations;			/* the task's, then */
 	long pages;			/* afa_mm_file_pages(), then */
 	struct afa_evidence *ev;	/* counters the call was counted in */
+	const u32 *pub;			/* their slot's word; NULL: a class's */
 	u32 gen;			/* their slot's generation then */
-	u16 owner;			/* their slot, or AFA_CLASS_OWNER() */
 };
 
 /*
@@ -879,6 +879,15 @@ static bool afa_owner_current(u16 owner, u32 gen)
 }
 
 /*
+ * The same check by the slot's published word (@pub NULL: a class
+ * state), where the caller kept its address: no call into stream.c.
+ */
+static bool afa_pub_current(const u32 *pub, u32 gen)
+{
+	return !pub || afa_pub_gen(READ_ONCE(*pub)) == gen;
+}
+
+/*
  * Count a trial that waited in vain (aged, or pushed out) at another
  * owner's fault, if its stream is still its own, and mark its stream's
  * slot for the next fold (stream.h): the marks of the stream's own
@@ -1099,7 +1108,7 @@ static void afa_note_map(struct afa_probe_cpu *pc, struct vm_fault *vmf,
  * stream's slot went to another file since counts nowhere.
  */
 static void afa_span_note(struct afa_probe_cpu *pc, struct mm_struct *mm,
-			  struct afa_evidence *ev, u16 owner, u32 gen)
+			  struct afa_evidence *ev, const u32 *pub, u32 gen)
 {
 	struct afa_span_mark *m = &pc->span;
 	u64 migrations;
@@ -1112,7 +1121,7 @@ static void afa_span_note(struct afa_probe_cpu *pc, struct mm_struct *mm,
 	grown = pages - m->pages;
 	if (m->task == current && m->mm == mm && m->migrations == migrations &&
 	    grown > 0 && grown <= 2 * PTRS_PER_PTE &&
-	    afa_owner_current(m->owner, m->gen)) {
+	    afa_pub_current(m->pub, m->gen)) {
 		m->ev->spans++;
 		m->ev->span_pages += grown;
 	}
@@ -1126,8 +1135,8 @@ static void afa_span_note(struct afa_probe_cpu *pc, struct mm_struct *mm,
 		.migrations = migrations,
 		.pages = pages,
 		.ev = ev,
+		.pub = pub,
 		.gen = gen,
-		.owner = owner,
 	};
 }
 
@@ -1433,8 +1442,8 @@ static noinline void afa_probe_map_call(struct afa_probe_cpu *pc,
 		tests = afa_tests_due(pc, &fs, vmf);
 	if (tests && afa_contract_due(pc))
 		afa_contract_check(&pos, start, end);
-	afa_span_note(pc, vma->vm_mm, tests ? fs.ev : NULL, fs.owner,
-		      afa_pub_gen(fs.pub));
+	afa_span_note(pc, vma->vm_mm, tests ? fs.ev : NULL,
+		      fs.slot ? fs.c->pub : NULL, afa_pub_gen(fs.pub));
 	if (steer && tests)
 		nr_pages = afa_learn_and_act(pc, vmf, regs, &pos, &fs,
 					     nr_pages);
