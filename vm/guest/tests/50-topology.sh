@@ -41,7 +41,9 @@ check "faults count in the domain of the faulting CPU (node $lnode: $got >= 1)" 
 # worker a few times (each move of a window lets 8 more folds run at
 # once, period.c); what must not happen is folds that grow with the
 # idle time (this module's 50 ms period would add 120 over 6 s).
-# Measured: 0 to 3 more over the 6 s, 4 once in CI.
+# Measured: 0 to 3 more over the 6 s, 4 once in CI.  Up to three tries,
+# for a burst of outside faults in one of them: a worker that folds
+# while idle adds its 120 to every try.
 idle_folds() {
 	a=$(periods)
 	sleep "$1"
@@ -49,9 +51,14 @@ idle_folds() {
 	echo $((b - a))
 }
 sleep 1
-short=$(idle_folds 1)
-long=$(idle_folds 7)
-check "an idle machine is left idle: $short folds around 1 idle second, $long around 7 (at most 6 more)" \
+try=0 short=0 long=999
+while [ $try -lt 3 ] && [ "$long" -gt $((short + 6)) ]; do
+	try=$((try + 1))
+	short=$(idle_folds 1)
+	long=$(idle_folds 7)
+	echo "idle: try $try: $short folds around 1 idle second, $long around 7"
+done
+check "an idle machine is left idle: $short folds around 1 idle second, $long around 7 (at most 6 more; try $try of 3)" \
 	test "$long" -le $((short + 6))
 
 # a light fault load for the recordings below: the worker runs only then
