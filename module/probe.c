@@ -820,7 +820,9 @@ struct afa_call {
 /*
  * Set up a call: its PTE table is not read yet, and its windows are
  * computed as its questions need them (afa_windows()), so the rest is
- * left as it is, unset.
+ * left as it is, unset.  Its declarations are __uninitialized: where the
+ * kernel zeroes stack variables (INIT_STACK_ALL_ZERO, as Debian's does)
+ * its 72 bytes were cleared at every tested call, for nothing.
  */
 static void afa_call_init(struct afa_call *c, struct vm_fault *vmf)
 {
@@ -1078,19 +1080,24 @@ static u32 afa_actuate(struct pt_regs *regs, const struct afa_fault_pos *pos,
 	return end - start + 1;
 }
 
+/*
+ * Every field stored, not a compound literal: that clears the record
+ * first with a rep stos, at every call, fast path included.
+ */
 static void afa_note_map(struct afa_probe_cpu *pc, struct vm_fault *vmf,
 			 struct afa_evidence *ev, u16 owner, u32 gen)
 {
-	pc->last = (struct afa_last_map){
-		.task = current,
-		.mapping = vmf->vma->vm_file->f_mapping,
-		.pgoff = vmf->pgoff,
-		.ev = ev,
-		.gen = gen,
-		.owner = owner,
-		.trial = pc->trial_started,
-		.trial_born = pc->calls,
-	};
+	struct afa_last_map *last = &pc->last;
+
+	last->task = current;
+	last->mapping = vmf->vma->vm_file->f_mapping;
+	last->pgoff = vmf->pgoff;
+	last->ev = ev;
+	last->gen = gen;
+	last->owner = owner;
+	last->missed = false;
+	last->trial = pc->trial_started;
+	last->trial_born = pc->calls;
 	pc->trial_started = 0;
 }
 
@@ -1217,9 +1224,8 @@ afa_act_at_min(struct afa_probe_cpu *pc, struct vm_fault *vmf,
 /*
  * afa_act_settled() above @min_order, and the fast path's, where the
  * trial test needs a call (its windows, its PTE table).  Not inlined:
- * the kernel may zero every stack variable at its declaration
- * (INIT_STACK_ALL_ZERO, as Debian's do), and the call's 72 bytes would
- * then be cleared at min_order too, where nothing reads them.
+ * the call's 72 bytes and the trial test's registers would then be the
+ * fast path's frame at min_order too, where nothing reads them.
  */
 static noinline u32
 afa_act_settled_above(struct afa_probe_cpu *pc, struct vm_fault *vmf,
@@ -1227,7 +1233,7 @@ afa_act_settled_above(struct afa_probe_cpu *pc, struct vm_fault *vmf,
 		      struct afa_evidence *ev, u32 nr_pages)
 {
 	struct afa_fault_pos pos = afa_fault_pos(vmf);
-	struct afa_call c;
+	struct afa_call c __uninitialized;
 
 	afa_call_init(&c, vmf);
 	afa_windows(&pos, order, 0, 1, &c.w);
@@ -1300,7 +1306,7 @@ static u32 afa_learn_and_act(struct afa_probe_cpu *pc, struct vm_fault *vmf,
 		       READ_ONCE(afa_limits.max_order);
 	u8 min_order = READ_ONCE(afa_limits.min_order);
 	u8 order = fs->order;
-	struct afa_call c;
+	struct afa_call c __uninitialized;
 	bool grow_test = order < max_order;
 	unsigned int apply = 1;		/* the stream's window, c.w's [1] */
 
