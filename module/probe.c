@@ -1136,15 +1136,14 @@ static void afa_span_note(struct afa_probe_cpu *pc, struct mm_struct *mm,
 		m->task = NULL;
 		return;
 	}
-	*m = (struct afa_span_mark){
-		.task = current,
-		.mm = mm,
-		.migrations = migrations,
-		.pages = pages,
-		.ev = ev,
-		.pub = pub,
-		.gen = gen,
-	};
+	/* field by field, as afa_note_map() */
+	m->task = current;
+	m->mm = mm;
+	m->migrations = migrations;
+	m->pages = pages;
+	m->ev = ev;
+	m->pub = pub;
+	m->gen = gen;
 }
 
 /*
