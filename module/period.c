@@ -6,7 +6,7 @@
  *
  * When it runs: every period_ms while there are faults; sooner, at once,
  * when a CPU has gathered a batch of evidence or noted a new file
- * (afa_period_kick(), from the fault path through an irq_work), but not
+ * (afa_period_kick(), from the fault path), but not
  * twice in a jiffy (a kick in the last fold's jiffy is dropped, and the
  * CPU's next batch asks again) except for up to AFA_QUICK_FOLDS folds
  * after one that moved an order: a state moves at most once a fold, so
@@ -22,7 +22,6 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/cpu.h>
-#include <linux/irq_work.h>
 #include <linux/jiffies.h>
 #include <linux/mutex.h>
 #include <linux/seq_file.h>
@@ -75,7 +74,6 @@ static struct afa_global_stats afa_global;
 
 static DEFINE_MUTEX(afa_stats_lock);
 static struct delayed_work afa_period_work;
-static DEFINE_PER_CPU(struct irq_work, afa_kick_work);
 static unsigned long afa_last_fold;	/* jiffies */
 static bool afa_period_stopping;
 /* When the next fold runs at the latest; far ahead while idle. */
@@ -103,11 +101,19 @@ static void afa_period_queue(unsigned long delay)
 }
 
 /*
- * Queue a fold to run now, where the kick ran.  Never a timer of a jiffy:
- * under load such a timer fired up to three jiffies late (a fresh
- * process lives less than one), and while it waited no kick could ask.
+ * Queue a fold to run now, on this CPU.  Never a timer of a jiffy: under
+ * load such a timer fired up to three jiffies late (a fresh process lives
+ * less than one), and while it waited no kick could ask.
+ *
+ * Fault path, preemption off, in the task's context: mod_delayed_work()
+ * takes raw locks only (the timer base's, the pool's, the runqueue's) and
+ * turns interrupts off around them, so it is callable here, PREEMPT_RT
+ * included.  Until 2026-12-06 the fault path queued an irq_work that did
+ * this; its self-IPI cost a few hundred instructions a kick.  Nothing
+ * queues after afa_period_exit(): the probes are detached by then, and
+ * the detach waits for the handlers running.
  */
-static void afa_kick_fn(struct irq_work *work)
+static void afa_period_now(void)
 {
 	if (READ_ONCE(afa_period_stopping))
 		return;
@@ -132,7 +138,7 @@ void afa_period_kick(void)
 		return;
 	if (now == READ_ONCE(afa_last_fold) && !READ_ONCE(afa_quick_left))
 		return;
-	irq_work_queue(this_cpu_ptr(&afa_kick_work));
+	afa_period_now();
 }
 
 /**
@@ -143,7 +149,7 @@ void afa_period_kick(void)
  */
 void afa_period_wake_up(void)
 {
-	irq_work_queue(this_cpu_ptr(&afa_kick_work));
+	afa_period_now();
 }
 
 /*
@@ -334,12 +340,9 @@ void afa_period_retime(void)
 int afa_period_init(void)
 {
 	struct afa_ctl_params p;
-	int cpu;
 
 	/* The fault path's bounds from the first fault, not the first fold. */
 	afa_rebound_first = afa_period_params(&p);
-	for_each_possible_cpu(cpu)
-		init_irq_work(per_cpu_ptr(&afa_kick_work, cpu), afa_kick_fn);
 	afa_last_fold = jiffies;
 	afa_period_stopping = false;
 	INIT_DELAYED_WORK(&afa_period_work, afa_period_fn);
@@ -351,18 +354,14 @@ int afa_period_init(void)
 }
 
 /*
- * Stop the worker for good.  The probes must be gone already: no new
- * kick can come; the ones in flight are waited for, then the work.
+ * Stop the worker for good.  The probes must be gone already, and no
+ * handler running (afa_probe_exit()): no kick can queue the work again.
  */
 void afa_period_exit(void)
 {
-	int cpu;
-
 	mutex_lock(&afa_period_lock);
 	afa_period_running = false;
 	WRITE_ONCE(afa_period_stopping, true);
 	mutex_unlock(&afa_period_lock);
-	for_each_possible_cpu(cpu)
-		irq_work_sync(per_cpu_ptr(&afa_kick_work, cpu));
 	cancel_delayed_work_sync(&afa_period_work);
 }

@@ -869,24 +869,22 @@ static void afa_growth_test(struct afa_probe_cpu *pc, struct afa_call *c,
 }
 
 /*
- * Is @owner still the stream it was at generation @gen?  A slot taken
- * over by another file since (stream.c) would count another file's
- * faults in the new one's evidence: what was recorded for it (a trial,
- * a miss, a span) is dropped.  Class states are never taken over.
- */
-static bool afa_owner_current(u16 owner, u32 gen)
-{
-	return owner >= AFA_NR_STREAMS ||
-	       afa_pub_gen(READ_ONCE(*afa_stream_pub(owner))) == gen;
-}
-
-/*
- * The same check by the slot's published word (@pub NULL: a class
- * state), where the caller kept its address: no call into stream.c.
+ * Is the stream that publishes in @pub still the one it was at generation
+ * @gen?  A slot taken over by another file since (stream.c) would count
+ * another file's faults in the new one's evidence: what was recorded for
+ * it (a trial, a miss, a span) is dropped.  @pub NULL: a class state,
+ * never taken over.
  */
 static bool afa_pub_current(const u32 *pub, u32 gen)
 {
 	return !pub || afa_pub_gen(READ_ONCE(*pub)) == gen;
+}
+
+/* The same check by slot number (class states: AFA_NR_STREAMS and up). */
+static bool afa_owner_current(u16 owner, u32 gen)
+{
+	return afa_pub_current(owner < AFA_NR_STREAMS ?
+			       afa_stream_pub(owner) : NULL, gen);
 }
 
 /*
