@@ -629,7 +629,13 @@ static const struct batch_case batch_cases[] = {
 	{ "trials_taken_faults_kept", 4, 0, 9, MS, { MS - 1, 3, MS, 2 },
 	  { 0, 0, MS, 2 }, { MS - 1, 3, 0, 0 } },
 	{ "one_batch_of_many", 4, 0, 9, MS, { 3 * MS, MS, 2 * MS + 1, 0 },
-	  { MS, MS / 3, MS, 0 }, { 2 * MS, MS - MS / 3, MS + 1, 0 } },
+	  { MS, (MS + 1) / 3, MS, 0 },
+	  { 2 * MS, MS - (MS + 1) / 3, MS + 1, 0 } },
+	/* a scan's 1/2 stays 1/2 in a batch: 4 of 9 is 3.6 hits of 8 */
+	{ "half_rounds_to_half", 4, 0, 9, MS, { MS + 1, MS / 2, 0, 0 },
+	  { MS, MS / 2, 0, 0 }, { 1, 0, 0, 0 } },
+	{ "share_rounds_down_under_half", 4, 0, 9, MS, { 3 * MS, 1, 0, 0 },
+	  { MS, 0, 0, 0 }, { 2 * MS, 1, 0, 0 } },
 	{ "all_hits_stay_all", 4, 0, 9, MS, { 2 * MS + 1, 2 * MS + 1, 0, 0 },
 	  { MS, MS, 0, 0 }, { MS + 1, MS + 1, 0, 0 } },
 	{ "racy_hits_read_as_all", 4, 0, 9, MS, { MS, U32_MAX, MS, U32_MAX },
@@ -644,7 +650,7 @@ static const struct batch_case batch_cases[] = {
 	{ "pinned_drops_all", 5, 5, 5, MS, { 5 * MS, 1, 5 * MS, 1 },
 	  { 0, 0, 0, 0 }, { 0, 0, 0, 0 } },
 	{ "min_samples_0_is_1", 4, 0, 9, 0, { 3, 2, 0, 0 },
-	  { 1, 0, 0, 0 }, { 2, 2, 0, 0 } },
+	  { 1, 1, 0, 0 }, { 2, 1, 0, 0 } },
 };
 
 AFA_ROW_DESC(batch_case)
@@ -661,7 +667,8 @@ static void expect_input_eq(struct kunit *test, const struct afa_ctl_input *a,
 
 /*
  * A batch is min_samples faults and min_samples trials where there are
- * that many, each with its share of the hits (rounded down); the rest
+ * that many, each with its share of the hits (rounded to the nearest,
+ * halves up); the rest
  * keeps waiting, and a count short of min_samples is kept whole.
  */
 static void afa_ctl_batch_table(struct kunit *test)
@@ -1240,6 +1247,55 @@ static void afa_ctl_sequential_grows_to_max(struct kunit *test)
 	}
 }
 
+/* Batches a state at @order takes to move on @in, at most @limit. */
+static u32 batches_to_move(struct loop *l, u32 order,
+			   const struct afa_ctl_input *in, u32 limit)
+{
+	u32 k;
+
+	loop_init(l, order);
+	for (k = 1; k <= limit; k++)
+		if (loop_step(l, in) != order)
+			return k;
+	return limit + 1;
+}
+
+/*
+ * A scan (g = 1/2, every trial's half wanted) grows from every order at
+ * least as fast as a free step does: where its S+ is only just past the
+ * deadband the step pays and is free as well, and it took 27 batches
+ * against the free step's 20 (docs/control-law.md, "Free steps").  At
+ * the costs of the admin guide's sample and the default deadband, twice
+ * and half of it, wherever free orders exist.
+ */
+static void afa_ctl_scan_growth_never_slower_than_free(struct kunit *test)
+{
+	static const struct afa_ctl_costs c = { 8474, 2602 };
+	const struct afa_ctl_input seq = ev(8, 4, 8, 8);
+	u32 db, n, slowest_free, took;
+	struct loop l;
+
+	for (db = afa_ctl_params_default.deadband * 2;
+	     db >= afa_ctl_params_default.deadband / 2; db /= 2) {
+		l = loop_default(&c, 0);
+		l.p.deadband = db;
+		slowest_free = 0;
+		for (n = 0; n < AFA_ORDER_MAX; n++)
+			if (afa_saving_grow(n, AFA_UNIT / 2, &c) <= (s32)db)
+				slowest_free = max(slowest_free,
+						   batches_to_move(&l, n, &seq,
+								   1000));
+		KUNIT_ASSERT_GT_MSG(test, slowest_free, 0U, "deadband %u", db);
+		KUNIT_ASSERT_LE(test, slowest_free, 1000U);
+		for (n = 0; n < AFA_ORDER_MAX; n++) {
+			took = batches_to_move(&l, n, &seq, 1000);
+			KUNIT_EXPECT_LE_MSG(test, took, slowest_free,
+					    "order %u, deadband %u", n, db);
+			KUNIT_EXPECT_EQ(test, l.order, n + 1);
+		}
+	}
+}
+
 /*
  * A free step needs g >= 1/2: just under it (511 of 1024), where the
  * saving is within the deadband, the order holds and settles however
@@ -1499,8 +1555,10 @@ static void afa_ctl_settles_at_bound(struct kunit *test)
 /*
  * Savings at or under the deadband are no error; just over it they are.
  * At g = 1/2 S+ is 1/4 exactly: the deadband is set around it, and at
- * it the step is free (twice the deadband).  Under g = 1/2 (30 of 64)
- * the deadband is set around that S+, with no free step at it.
+ * it the step is free (twice the deadband); just under it the step pays
+ * and is free as well, and the error is the larger, twice the deadband.
+ * Under g = 1/2 (30 of 64) the deadband is set around that S+, with no
+ * free step at it: the error is S+ itself.
  */
 static void afa_ctl_deadband_edge(struct kunit *test)
 {
@@ -1517,7 +1575,8 @@ static void afa_ctl_deadband_edge(struct kunit *test)
 	l.p.deadband = AFA_UNIT / 4 - 1;
 	loop_init(&l, 1);
 	loop_step(&l, &up);
-	KUNIT_EXPECT_EQ(test, l.tr.error, AFA_UNIT / 4);
+	KUNIT_EXPECT_EQ(test, l.tr.save_grow, AFA_UNIT / 4);
+	KUNIT_EXPECT_EQ(test, l.tr.error, 2 * (AFA_UNIT / 4 - 1));
 	KUNIT_EXPECT_EQ(test, l.order, 2U);
 
 	s = afa_saving_grow(1, AFA_UNIT * 30 / 64, &f2p);
@@ -2302,6 +2361,7 @@ static struct kunit_case afa_control_law_cases[] = {
 	KUNIT_CASE(afa_ctl_deadband_settles),
 	KUNIT_CASE(afa_ctl_deadband_edge),
 	KUNIT_CASE(afa_ctl_sequential_grows_to_max),
+	KUNIT_CASE(afa_ctl_scan_growth_never_slower_than_free),
 	KUNIT_CASE(afa_ctl_free_growth_needs_half),
 	KUNIT_CASE(afa_ctl_settles_at_rest),
 	KUNIT_CASE(afa_ctl_settles_with_small_shrink_pending),

@@ -42,8 +42,9 @@
  *
  * and the law acts on the one that pays:
  *
- *	e_k = S+ if S+ > deadband, else -S- if S- > deadband,
- *	      else 2 * deadband if S+ > 0 and g >= 1/2, else 0
+ *	e_k = max(S+, free) if S+ > deadband, else -S- if S- > deadband,
+ *	      else free, where free = 2 * deadband if S+ > 0 and g >= 1/2,
+ *	      else 0
  *	P_k = kp * e_k
  *	I_k = clamp(I_{k-1} + ki * e_k, -1, 1)	(I_{k-1} = 0 if n moved)
  *	D_k = kd * (e_k - e_{k-1})		(D_k = 0 if n moved or e_{k-1} = 0)
@@ -387,11 +388,22 @@ bool afa_ctl_input_ready(const struct afa_ctl_state *st,
 		afa_ctl_enough(p, in->nr_trials));
 }
 
-/* Take @m of @count (with its share of @hits) out into a batch. */
+/*
+ * Take @m of @count (with its share of @hits, rounded to the nearest)
+ * out into a batch.  Rounded down, a scan's exact g = 1/2 made a batch
+ * of 3/8 whenever the faults waiting were not a multiple of @m with
+ * half of them hits (4 of 9: 3.6), and such a batch, though the hit it
+ * lost waits in the rest, put the free step back by some six batches
+ * (docs/control-law.md, "Free steps").  Never more than @hits: the
+ * share is at most @hits, an integer.
+ */
 static void afa_ctl_take(u32 *count, u32 *hits, u32 m, u32 *b_count,
 			 u32 *b_hits)
 {
-	u32 h = div_u64((u64)min(*hits, *count) * m, *count);
+	u32 rem;
+	u32 h = div_u64_rem((u64)min(*hits, *count) * m, *count, &rem);
+
+	h += rem >= *count - rem;
 
 	*b_count = m;
 	*b_hits = h;
@@ -639,21 +651,24 @@ static void afa_ctl_predict(struct afa_ctl_state *st,
  * fault (at max_order there is none: afa_ctl_predict() drops evidence
  * that cannot move the order, so a shrink that pays acts).  Then a
  * free growth (g >= 1/2: no page more, fewer faults), at twice the
- * deadband, so that it steps after a run of batches that agree.
+ * deadband, so that it steps after a run of batches that agree.  A
+ * growth that pays and is free as well is never slower than a free one:
+ * a scan's S+ just past the deadband took 30 batches an order, where a
+ * free step takes 20.
  */
 static s32 afa_ctl_error(const struct afa_ctl_state *st,
 			 const struct afa_ctl_params *p,
 			 const struct afa_ctl_trace *tr)
 {
 	s32 deadband = afa_ctl_deadband(p);
+	s32 free_step = tr->save_grow > 0 && st->grow_avg >= AFA_UNIT / 2 ?
+			2 * deadband : 0;
 
 	if (tr->save_grow > deadband)
-		return tr->save_grow;
+		return max(tr->save_grow, free_step);
 	if (tr->save_shrink > deadband)
 		return -tr->save_shrink;
-	if (tr->save_grow > 0 && st->grow_avg >= AFA_UNIT / 2)
-		return 2 * deadband;
-	return 0;
+	return free_step;
 }
 
 /*

@@ -852,10 +852,15 @@ static void afa_tally_add(struct afa_probe_cpu *pc, const struct mm_struct *mm,
 /*
  * Would the window of @order + 1 have served this fault?  Its page next to
  * the window of @order is mapped already: an earlier fault mapped the
- * other half of that larger window.
+ * other half of that larger window.  A fault in a half a trial left out
+ * (@trial_fault) is the trial's, not one the window of @order takes: the
+ * law's g leaves it out (a trial at the start of a scan's window made
+ * its batch 3/8 or 5/8 where the scan's own faults are 1/2, and held
+ * the free step back, docs/control-law.md); the mapping's tally, which
+ * its lane's verdict reads, counts it as before.
  */
 static void afa_growth_test(struct afa_probe_cpu *pc, struct afa_call *c,
-			    struct afa_evidence *ev)
+			    struct afa_evidence *ev, bool trial_fault)
 {
 	u64 buddy;
 	bool hit;
@@ -863,8 +868,10 @@ static void afa_growth_test(struct afa_probe_cpu *pc, struct afa_call *c,
 	if (!afa_windows_buddy(&c->w, 1, &buddy))
 		return;
 	hit = afa_pte_mapped(&c->table, c->vmf, afa_page_addr(c->vmf, buddy));
-	ev->tested++;
-	ev->grow_hits += hit;
+	if (!trial_fault) {
+		ev->tested++;
+		ev->grow_hits += hit;
+	}
 	afa_tally_add(pc, c->vmf->vma->vm_mm, ev, true, hit);
 }
 
@@ -1002,8 +1009,9 @@ static bool afa_trials_wait(struct afa_probe_cpu *pc, struct mm_struct *mm,
  * no trials: only those still waiting from above are looked for.  It
  * runs at every fault, of settled streams too: a wanted half is a single
  * fault, which a sample would mostly miss.
+ * Return: true when this fault is in a half left out (counted as wanted).
  */
-static void afa_trial_test(struct afa_probe_cpu *pc, struct afa_call *c,
+static bool afa_trial_test(struct afa_probe_cpu *pc, struct afa_call *c,
 			   u16 owner, u8 order, u8 min_order,
 			   struct afa_evidence *ev)
 {
@@ -1012,12 +1020,14 @@ static void afa_trial_test(struct afa_probe_cpu *pc, struct afa_call *c,
 
 	if (afa_trials_of(pc, vmf->vma->vm_mm, owner) &&
 	    afa_trials_wait(pc, vmf->vma->vm_mm, owner, vmf->pgoff))
-		return;
+		return true;
 	if (order > min_order && afa_windows_buddy(&c->w, 0, &half) &&
 	    afa_pte_mapped(&c->table, vmf, afa_page_addr(vmf, half))) {
 		ev->trial_hits++;
 		afa_tally_add(pc, vmf->vma->vm_mm, ev, false, true);
+		return true;
 	}
+	return false;
 }
 
 /*
@@ -1305,6 +1315,7 @@ static u32 afa_learn_and_act(struct afa_probe_cpu *pc, struct vm_fault *vmf,
 	u8 order = fs->order;
 	struct afa_call c __uninitialized;
 	bool grow_test = order < max_order;
+	bool trial_fault;
 	unsigned int apply = 1;		/* the stream's window, c.w's [1] */
 
 	afa_call_init(&c, vmf);
@@ -1312,10 +1323,10 @@ static u32 afa_learn_and_act(struct afa_probe_cpu *pc, struct vm_fault *vmf,
 	pc->tally = (struct afa_fault_tally){ .mm = vmf->vma->vm_mm, .ev = ev };
 	afa_windows(pos, order, order > min_order ? 0 : 1, grow_test ? 2 : 1,
 		    &c.w);
+	trial_fault = !again && afa_trial_test(pc, &c, fs->owner, order,
+					       min_order, ev);
 	if (grow_test)
-		afa_growth_test(pc, &c, ev);
-	if (!again)
-		afa_trial_test(pc, &c, fs->owner, order, min_order, ev);
+		afa_growth_test(pc, &c, ev, trial_fault);
 	/*
 	 * Rare trials, but at max_order not before the VMA's first verdict:
 	 * there trials are its only outcomes (split.h).  A trial only where
