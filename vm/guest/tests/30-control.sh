@@ -132,11 +132,17 @@ bad=$(awk -v db="$db" -v maxo="$maxo" '/afa_ctl_step:/ && /reason=(grow|shrink|p
 	# such steps are skipped
 	g = v["save_grow_permille"] * 1.024
 	sh = v["save_shrink_permille"] * 1.024
-	# the law acts on S+ past the deadband, else on -S- past it, else
-	# on a free step (S+ > 0 at g >= 1/2 below max_order) at twice the
-	# deadband, else 0; a saving under one unit prints as 0 permille
+	# the law acts on S+ past the deadband (on twice the deadband if
+	# that is more and the step is free too), else on -S- past it,
+	# else on a free step (S+ > 0 at g >= 1/2 below max_order) at
+	# twice the deadband, else 0; a saving under one unit prints as 0
+	# permille
 	free = v["grow_permille"] >= 500 && v["order"] < maxo
-	if (g > db + 1) e = g
+	if (g > db + 1) {
+		e = g
+		if (free && g < 2 * db - 1) e = 2 * db
+		else if (free && g <= 2 * db + 1) next
+	}
 	else if (g >= db - 1) next
 	else if (sh > db + 1) e = -sh
 	else if (sh >= db - 1) next
