@@ -100,8 +100,11 @@ static void afa_period_queue(unsigned long delay)
 	cpus_read_unlock();
 }
 
-/*
- * Queue a fold to run now, on this CPU.  Never a timer of a jiffy: under
+/**
+ * afa_period_wake_up() - queue a fold to run now, on this CPU
+ *
+ * afa_period_kick() calls it with evidence waiting, afa_period_wake()
+ * (afa.h) while the worker is idle.  Never a timer of a jiffy: under
  * load such a timer fired up to three jiffies late (a fresh process lives
  * less than one), and while it waited no kick could ask.
  *
@@ -113,7 +116,7 @@ static void afa_period_queue(unsigned long delay)
  * queues after afa_period_exit(): the probes are detached by then, and
  * the detach waits for the handlers running.
  */
-static void afa_period_now(void)
+void afa_period_wake_up(void)
 {
 	if (READ_ONCE(afa_period_stopping))
 		return;
@@ -138,18 +141,7 @@ void afa_period_kick(void)
 		return;
 	if (now == READ_ONCE(afa_last_fold) && !READ_ONCE(afa_quick_left))
 		return;
-	afa_period_now();
-}
-
-/**
- * afa_period_wake_up() - start folding again after an idle stretch
- *
- * Fault path, preemption off; afa_period_wake() calls it while the
- * worker is idle.
- */
-void afa_period_wake_up(void)
-{
-	afa_period_now();
+	afa_period_wake_up();
 }
 
 /*
