@@ -79,13 +79,16 @@ void afa_control_show(struct seq_file *m);
 int afa_control_init(void);
 void afa_control_exit(void);
 
-/* probe.c */
+/* attach.c */
 int afa_probe_init(void);
 void afa_probe_exit(void);
 int afa_probe_enable(bool on);
 unsigned long afa_probe_nmissed(void);
-u64 afa_probe_fast_calls(void);
 const char *afa_probe_attach_name(bool *enabled);
+
+/* probe.c */
+void afa_probe_reset(void);
+u64 afa_probe_fast_calls(void);
 void afa_probe_fault(struct address_space *mapping, pgoff_t pgoff);
 struct pt_regs;
 void afa_probe_map_enter(struct pt_regs *regs);

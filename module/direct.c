@@ -17,7 +17,7 @@
  * A function has at most one direct call: while the module holds it, a
  * BPF fentry or fexit program on filemap_map_pages() cannot attach, and
  * while one holds it the module attaches by fprobe or kprobe and says so
- * (probe.c).  Unregistering returns once no task can be in the
+ * (attach.c).  Unregistering returns once no task can be in the
  * trampoline: the ftrace_ops lives in module data, which ftrace treats
  * as dynamic and waits out with RCU tasks.
  */
@@ -117,7 +117,7 @@ int afa_direct_register(void)
 	unsigned long ip = (unsigned long)filemap_map_pages;
 	int err;
 
-	/* A fresh ops at every attachment, as the fprobe's (probe.c). */
+	/* A fresh ops at every attachment, as the fprobe's (attach.c). */
 	afa_direct_ops = (struct ftrace_ops){};
 	err = ftrace_set_filter_ip(&afa_direct_ops, ip, 0, 0);
 	if (err)

@@ -235,7 +235,7 @@ static const struct kernel_param_ops afa_bool_ops = {
 };
 
 /*
- * enabled: 0 detaches the probes (probe.c), so it does not go through
+ * enabled: 0 detaches the probes (attach.c), so it does not go through
  * afa_set_bool(): attaching them again can fail.
  */
 static int afa_set_enabled(const char *val, const struct kernel_param *kp)
