@@ -1375,17 +1375,13 @@ static void afa_ctl_settles_at_rest(struct kunit *test)
  * state (counting them as pending kept near-break-even streams tested at
  * every fault for good) and keep what is pending for the next trials.
  * Once the shrink pending passes AFA_CTL_REST_SHRINK, the same batches
- * do not settle it, and the trials still take it down.  A small growth
- * pending, with batches of trials alone that find no shrink, does not
- * settle: a scan climbs so.  Costs r = 2, order 4: t = 3/4 under
- * t* = 0.8, g = 1/4 under g* = 0.47, and g = 1/2 just over it.
+ * do not settle it, and the trials still take it down.  Costs r = 2,
+ * order 4: t = 3/4 under t* = 0.8, g = 1/4 under g* = 0.47.
  */
 static void afa_ctl_settles_with_small_shrink_pending(struct kunit *test)
 {
 	const struct afa_ctl_input pays = ev(8, 2, 8, 6);
 	const struct afa_ctl_input faults_only = ev(8, 2, 0, 0);
-	const struct afa_ctl_input grows = ev(8, 4, 0, 0);
-	const struct afa_ctl_input trials_only = ev(0, 0, 8, 8);
 	struct loop l = loop_default(&f2p, 4);
 	s16 pending;
 	int k;
@@ -1420,9 +1416,20 @@ static void afa_ctl_settles_with_small_shrink_pending(struct kunit *test)
 	for (k = 0; k < 64 && l.order == 4; k++)
 		loop_step(&l, &pays);
 	KUNIT_EXPECT_EQ(test, l.order, 3U);
+}
 
-	/* a small growth pending: batches of trials alone do not settle */
-	l = loop_default(&f2p, 4);
+/*
+ * A small growth pending, with batches of trials alone that find no
+ * shrink, does not settle: a scan climbs so.  Costs r = 2, order 4:
+ * g = 1/2 just over g* = 0.47.
+ */
+static void afa_ctl_no_rest_with_growth_pending(struct kunit *test)
+{
+	const struct afa_ctl_input grows = ev(8, 4, 0, 0);
+	const struct afa_ctl_input trials_only = ev(0, 0, 8, 8);
+	struct loop l = loop_default(&f2p, 4);
+	int k;
+
 	loop_step(&l, &grows);
 	KUNIT_ASSERT_EQ(test, l.order, 4U);
 	KUNIT_ASSERT_GT(test, l.st.integral, 0);
@@ -2365,6 +2372,7 @@ static struct kunit_case afa_control_law_cases[] = {
 	KUNIT_CASE(afa_ctl_free_growth_needs_half),
 	KUNIT_CASE(afa_ctl_settles_at_rest),
 	KUNIT_CASE(afa_ctl_settles_with_small_shrink_pending),
+	KUNIT_CASE(afa_ctl_no_rest_with_growth_pending),
 	KUNIT_CASE(afa_ctl_rare_trials_where_shrink_costs),
 	KUNIT_CASE(afa_ctl_rare_trials_after_two_batches),
 	KUNIT_CASE(afa_ctl_settles_at_bound),

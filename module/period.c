@@ -207,6 +207,32 @@ static void afa_period_quick_set(bool moved)
 		WRITE_ONCE(afa_quick_left, afa_quick_left - 1);
 }
 
+/* The fold's own figures: when it ran, and whether a kick asked for it. */
+static void afa_period_stamp(unsigned long now)
+{
+	/* capped, not wrapped, after some 50 days without a fold */
+	afa_global.last_fold_ms = min_t(u64, jiffies64_to_msecs(now - afa_last_fold),
+					U32_MAX);
+	afa_global.nr_kicked += time_before(now, afa_last_fold +
+					    msecs_to_jiffies(READ_ONCE(afa_period_ms)));
+	WRITE_ONCE(afa_last_fold, now);
+	afa_global.nr_folds++;
+}
+
+/* The table gained files: lookups that found none look again. */
+static void afa_period_table_grew(void)
+{
+	/* Pairs with the probe's acquire: slots before generation. */
+	smp_store_release(&afa_table_gen, afa_table_gen + 1);
+	/*
+	 * The fast path checks no table generation: every half period of
+	 * slot generations its stamps go, so that none outlives a full one
+	 * (AFA_PUB_GEN_PERIOD).
+	 */
+	if (!(afa_table_gen % (AFA_PUB_GEN_PERIOD / 2)))
+		afa_steer_changed();
+}
+
 /*
  * One fold: take in what the fault path counted, step the laws, publish,
  * add the noted files; then queue the next, or go idle.
@@ -224,13 +250,7 @@ static void afa_period_fn(struct work_struct *work)
 
 	mutex_lock(&afa_stats_lock);
 	moves = afa_ctl_moves;
-	/* capped, not wrapped, after some 50 days without a fold */
-	afa_global.last_fold_ms = min_t(u64, jiffies64_to_msecs(now - afa_last_fold),
-					U32_MAX);
-	afa_global.nr_kicked += time_before(now, afa_last_fold +
-					    msecs_to_jiffies(READ_ONCE(afa_period_ms)));
-	WRITE_ONCE(afa_last_fold, now);
-	afa_global.nr_folds++;
+	afa_period_stamp(now);
 	rebound = afa_period_params(&p) || afa_rebound_first;
 	afa_rebound_first = false;
 	afa_cost_get(&c);
@@ -249,17 +269,8 @@ static void afa_period_fn(struct work_struct *work)
 		afa_stream_rebound(&p);
 	}
 	added = afa_stream_add_noted(&p);
-	if (added) {
-		/* Pairs with the probe's acquire: slots before generation. */
-		smp_store_release(&afa_table_gen, afa_table_gen + 1);
-		/*
-		 * The fast path checks no table generation: every half
-		 * period of slot generations its stamps go, so that none
-		 * outlives a full one (AFA_PUB_GEN_PERIOD).
-		 */
-		if (!(afa_table_gen % (AFA_PUB_GEN_PERIOD / 2)))
-			afa_steer_changed();
-	}
+	if (added)
+		afa_period_table_grew();
 	afa_topology_refresh();
 	afa_period_quick_set(afa_ctl_moves != moves);
 	mutex_unlock(&afa_stats_lock);
