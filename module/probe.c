@@ -157,6 +157,7 @@ struct afa_fault_stream {
 	u8 order;			/* window order to apply */
 	bool rare;			/* its trials are rare */
 	bool settled;			/* its tests are sampled */
+	bool sampled;			/* this fault's growth test is the law's */
 	bool slot;			/* a stream's, with the two below */
 	bool known;			/* its evidence judges VMAs (split.h) */
 	bool dense;			/* and is dense */
@@ -742,16 +743,11 @@ static bool afa_tests_all(const struct afa_fault_stream *fs)
 	return !fs->settled || !fs->c->judged;
 }
 
-/*
- * Are this fault's tests due?  At every fault afa_tests_all() says so,
- * else in the settled stream's runs of tested faults only.
- */
-static bool afa_tests_due(struct afa_probe_cpu *pc,
-			  const struct afa_fault_stream *fs,
-			  const struct vm_fault *vmf)
+/* Is this fault of a settled stream in a run of tested faults? */
+static bool afa_settled_run(struct afa_probe_cpu *pc,
+			    const struct afa_fault_stream *fs,
+			    const struct vm_fault *vmf)
 {
-	if (afa_tests_all(fs))
-		return true;
 	if (pc->settled_run) {
 		pc->settled_run--;
 		return true;
@@ -764,6 +760,26 @@ static bool afa_tests_due(struct afa_probe_cpu *pc,
 	pc->settled_run = AFA_SETTLED_RUN - 1;
 	pc->settled_skip = afa_settled_gap(pc, fs->order);
 	return true;
+}
+
+/*
+ * Are this fault's tests due?  At every fault afa_tests_all() says so,
+ * else in the settled stream's runs of tested faults only.  Of a settled
+ * stream only the runs' growth tests count in the law's evidence
+ * (@fs->sampled), also while a new mapping is tested at every fault for
+ * its verdict: those are its first faults, and counted all they would
+ * weigh the start of every process above the rest of it.  A random
+ * reader's growth hits come late in its life (an early fault has few
+ * neighbours mapped yet): counted so, its first 32 faults held g at a
+ * third where its whole life's is 1/2, and its stream an order short of
+ * its best for good (docs/benchmarks.md, "A sample of the whole life").
+ */
+static bool afa_tests_due(struct afa_probe_cpu *pc,
+			  struct afa_fault_stream *fs,
+			  const struct vm_fault *vmf)
+{
+	fs->sampled = !fs->settled || afa_settled_run(pc, fs, vmf);
+	return fs->sampled || !fs->c->judged;
 }
 
 /*
@@ -850,15 +866,16 @@ static void afa_tally_add(struct afa_probe_cpu *pc, const struct mm_struct *mm,
 /*
  * Would the window of @order + 1 have served this fault?  Its page next to
  * the window of @order is mapped already: an earlier fault mapped the
- * other half of that larger window.  A fault in a half a trial left out
- * (@trial_fault) is the trial's, not one the window of @order takes: the
- * law's g leaves it out (a trial at the start of a scan's window made
- * its batch 3/8 or 5/8 where the scan's own faults are 1/2, and held
- * the free step back, docs/control-law.md); the mapping's tally, which
- * its lane's verdict reads, counts it as before.
+ * other half of that larger window.  The law's g counts it (@law) unless
+ * the fault is in a half a trial left out, the trial's, not one the
+ * window of @order takes (a trial at the start of a scan's window made
+ * its batch 3/8 or 5/8 where the scan's own faults are 1/2, and held the
+ * free step back, docs/control-law.md), or out of a settled stream's
+ * sample (afa_tests_due()); the mapping's tally, which its lane's
+ * verdict reads, counts it always.
  */
 static void afa_growth_test(struct afa_probe_cpu *pc, struct afa_call *c,
-			    struct afa_evidence *ev, bool trial_fault)
+			    struct afa_evidence *ev, bool law)
 {
 	u64 buddy;
 	bool hit;
@@ -866,7 +883,7 @@ static void afa_growth_test(struct afa_probe_cpu *pc, struct afa_call *c,
 	if (!afa_windows_buddy(&c->w, 1, &buddy))
 		return;
 	hit = afa_pte_mapped(&c->table, c->vmf, afa_page_addr(c->vmf, buddy));
-	if (!trial_fault) {
+	if (law) {
 		ev->tested++;
 		ev->grow_hits += hit;
 	}
@@ -1324,7 +1341,7 @@ static u32 afa_learn_and_act(struct afa_probe_cpu *pc, struct vm_fault *vmf,
 	trial_fault = !again && afa_trial_test(pc, &c, fs->owner, order,
 					       min_order, ev);
 	if (grow_test)
-		afa_growth_test(pc, &c, ev, trial_fault);
+		afa_growth_test(pc, &c, ev, !trial_fault && fs->sampled);
 	/*
 	 * Rare trials, but at max_order not before the VMA's first verdict:
 	 * there trials are its only outcomes (split.h).  A trial only where
