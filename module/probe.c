@@ -16,8 +16,9 @@
  *     was wanted)?  Is this fault due for a trial at one order less?
  *  4. move the VMA to its file's other lane if its own evidence
  *     contradicts its lane's;
- *  5. write the window of the stream's order (or the trial's) over the
- *     arguments, where the architecture can (arch.h).
+ *  5. write the window of the stream's order (or the trial's, or the
+ *     half of it not mapped yet) over the arguments, where the
+ *     architecture can (arch.h).
  *
  * A settled stream's fault between its runs of tests, the one a sparse
  * reader at min_order makes at nearly every fault and a settled scan at
@@ -829,6 +830,7 @@ struct afa_call {
 	struct vm_fault *vmf;
 	struct afa_windows w;
 	struct afa_pte_table table;
+	bool half_mapped;	/* the other half of the window is */
 };
 
 /*
@@ -842,6 +844,7 @@ static void afa_call_init(struct afa_call *c, struct vm_fault *vmf)
 {
 	c->vmf = vmf;
 	c->table.state = AFA_PTE_UNREAD;
+	c->half_mapped = false;
 }
 
 /* The user address of file page @pgoff, in the VMA of @vmf's fault. */
@@ -1023,7 +1026,9 @@ static bool afa_trials_wait(struct afa_probe_cpu *pc, struct mm_struct *mm,
  * (afa_trials_wait()), and counts now.  At @min_order the stream takes
  * no trials: only those still waiting from above are looked for.  It
  * runs at every fault, of settled streams too: a wanted half is a single
- * fault, which a sample would mostly miss.
+ * fault, which a sample would mostly miss.  The look at the other half
+ * is kept (@c->half_mapped): the fault then maps its own half only
+ * (afa_half_or_whole()).
  * Return: true when this fault is in a half left out (counted as wanted).
  */
 static bool afa_trial_test(struct afa_probe_cpu *pc, struct afa_call *c,
@@ -1031,18 +1036,35 @@ static bool afa_trial_test(struct afa_probe_cpu *pc, struct afa_call *c,
 			   struct afa_evidence *ev)
 {
 	struct vm_fault *vmf = c->vmf;
+	bool waited;
 	u64 half;
 
-	if (afa_trials_of(pc, vmf->vma->vm_mm, owner) &&
-	    afa_trials_wait(pc, vmf->vma->vm_mm, owner, vmf->pgoff))
+	waited = afa_trials_of(pc, vmf->vma->vm_mm, owner) &&
+		 afa_trials_wait(pc, vmf->vma->vm_mm, owner, vmf->pgoff);
+	c->half_mapped = order > min_order &&
+			 afa_windows_buddy(&c->w, 0, &half) &&
+			 afa_pte_mapped(&c->table, vmf, afa_page_addr(vmf, half));
+	if (waited)
 		return true;
-	if (order > min_order && afa_windows_buddy(&c->w, 0, &half) &&
-	    afa_pte_mapped(&c->table, vmf, afa_page_addr(vmf, half))) {
+	if (c->half_mapped) {
 		ev->trial_hits++;
 		afa_tally_add(pc, vmf->vma->vm_mm, ev, false, true);
-		return true;
 	}
-	return false;
+	return c->half_mapped;
+}
+
+/*
+ * Which of the call's windows to map: the stream's (1), or, where the
+ * other half of it is mapped already (a trial's half left out, wanted
+ * now), the half of it that holds the fault (0).  The whole window would
+ * map the same pages, and walk the other half's mapped ones again: at
+ * order 9, 256 of them, one folio lookup and reference each, which made
+ * a random reader's trials at max_order cost it 1.7% (docs/benchmarks.md,
+ * "A sample of the whole life").
+ */
+static unsigned int afa_half_or_whole(const struct afa_call *c)
+{
+	return c->half_mapped ? 0 : 1;
 }
 
 /*
@@ -1257,12 +1279,16 @@ afa_act_settled_above(struct afa_probe_cpu *pc, struct vm_fault *vmf,
 	struct afa_fault_pos pos = afa_fault_pos(vmf);
 	struct afa_call c __uninitialized;
 
+	unsigned int apply;
+
 	afa_call_init(&c, vmf);
 	afa_windows(&pos, order, 0, 1, &c.w);
 	if (!afa_fault_again(pc, vmf))
 		afa_trial_test(pc, &c, owner, order,
 			       READ_ONCE(afa_limits.min_order), ev);
-	return afa_actuate(regs, &pos, c.w.start[1], c.w.end[1], nr_pages);
+	apply = afa_half_or_whole(&c);
+	return afa_actuate(regs, &pos, c.w.start[apply], c.w.end[apply],
+			   nr_pages);
 }
 
 /*
@@ -1331,7 +1357,7 @@ static u32 afa_learn_and_act(struct afa_probe_cpu *pc, struct vm_fault *vmf,
 	struct afa_call c __uninitialized;
 	bool grow_test = order < max_order;
 	bool trial_fault;
-	unsigned int apply = 1;		/* the stream's window, c.w's [1] */
+	unsigned int apply;		/* c.w's window to map */
 
 	afa_call_init(&c, vmf);
 	pc->calls++;
@@ -1342,6 +1368,7 @@ static u32 afa_learn_and_act(struct afa_probe_cpu *pc, struct vm_fault *vmf,
 					       min_order, ev);
 	if (grow_test)
 		afa_growth_test(pc, &c, ev, !trial_fault && fs->sampled);
+	apply = afa_half_or_whole(&c);
 	/*
 	 * Rare trials, but at max_order not before the VMA's first verdict:
 	 * there trials are its only outcomes (split.h).  A trial only where
