@@ -215,8 +215,11 @@ check "steer: classes written while a settled reader's mapping is held: its scan
 # early in the scan, a fold unsettled the stream, 116 tests for 540
 # faults (passed): the check fails most such runs, not every one.  The
 # tests are summed over the file's lanes: once unsettled, the mapping
-# may be judged again and move to a lane of its own.  The verdict's 16
-# tests count only where a run takes them (probe.c, afa_tests_due()).
+# may be judged again and move to a lane of its own, where its tests
+# are held back until its verdict there (split.h) and show in neither
+# lane's tested: one run's slack.  The verdict's 16 tests count only
+# where a run takes them (probe.c, afa_tests_due()); the CI at 2d8bd87
+# saw 21 tests for 252 faults, the mapping moved to lane 1.
 t0=$(stream_file_sum "$si" rodata tested)
 out=$(afa-work -k -l 3276800 -s 16384 -p stride -p seq $sparse)
 wait_periods 1
@@ -227,8 +230,8 @@ sflt=$(echo "$out" | awk -F'minflt=' '/phase=1/ { split($2, a, " "); print a[1] 
 runs=$(((${sflt:-0} - 1) / 65 - ${mig:-0}))
 echo "turn: $(echo "$out" | tr '\n' ' '); $dt tested in the file's lanes:"
 awk -v id="$si" '$1 == "stream" || $3 ":" $4 == id' $STATS
-check "turn: a settled sparse reader that turns into a scan is tested again within 65 faults ($dt tested >= $runs runs of 8: $sflt faults, $mig migrations in the scan)" \
-	test "$dt" -ge $((8 * runs))
+check "turn: a settled sparse reader that turns into a scan is tested again within 65 faults ($dt tested >= $runs runs of 8, less one: $sflt faults, $mig migrations in the scan)" \
+	test "$dt" -ge $((8 * runs - 8))
 
 # Faults a probe of a file with two lanes may take outside the probes'
 # lane: its first verdict's (split.h: 32 outcomes), where it starts in
