@@ -1060,7 +1060,7 @@ static bool afa_trial_test(struct afa_probe_cpu *pc, struct afa_call *c,
  * map the same pages, and walk the other half's mapped ones again: at
  * order 9, 256 of them, one folio lookup and reference each, which made
  * a random reader's trials at max_order cost it 1.7% (docs/benchmarks.md,
- * "A sample of the whole life").
+ * "The half a trial left out").
  */
 static unsigned int afa_half_or_whole(const struct afa_call *c)
 {
@@ -1278,7 +1278,6 @@ afa_act_settled_above(struct afa_probe_cpu *pc, struct vm_fault *vmf,
 {
 	struct afa_fault_pos pos = afa_fault_pos(vmf);
 	struct afa_call c __uninitialized;
-
 	unsigned int apply;
 
 	afa_call_init(&c, vmf);
