@@ -127,8 +127,7 @@ vmtest:
 # be overridden: STRESS_LOADS, STRESS_WRITES, STRESS_HOTPLUG,
 # STRESS_RACE_S, STRESS_TOGGLES, STRESS_MEMCG_MIB, STRESS_MEMCG_S,
 # STRESS_COLLAPSE_S, STRESS_HOTSET_S, STRESS_HOTSET_ROUNDS, STRESS_SEED,
-# STRESS_LIMIT_S (time limit of each test's loop), STRESS_ONLY=NN (only
-# the tests whose names start with NN).  STRESS_MEMCG_REPEAT=N: 60-memcg
+# STRESS_ONLY=NN (only the tests whose names start with NN).  STRESS_MEMCG_REPEAT=N: 60-memcg
 # runs N rounds of three arms instead of once (no module, the module, the
 # module built with AFA_PROBE=kprobe, which goes into the initramfs as
 # autofaultaround_kprobe.ko); give it AFA_VM_TIMEOUT to match.
@@ -144,7 +143,6 @@ STRESS_APPEND = $(strip \
 	$(if $(STRESS_HOTSET_S),stress_hotset_s=$(STRESS_HOTSET_S)) \
 	$(if $(STRESS_HOTSET_ROUNDS),stress_hotset_rounds=$(STRESS_HOTSET_ROUNDS)) \
 	$(if $(STRESS_SEED),stress_seed=$(STRESS_SEED)) \
-	$(if $(STRESS_LIMIT_S),stress_limit_s=$(STRESS_LIMIT_S)) \
 	$(if $(STRESS_ONLY),stress_only=$(STRESS_ONLY)) \
 	$(if $(STRESS_MEMCG_REPEAT),stress_memcg_repeat=$(STRESS_MEMCG_REPEAT)))
 KPROBE_KO = build/kprobe/autofaultaround_kprobe.ko

@@ -8,7 +8,7 @@ prepare
 
 ncpu=$(nproc)
 cpus=$(ls -d /sys/devices/system/cpu/cpu[1-9]* 2>/dev/null | sed 's,.*/cpu,,' | sort -n | tr '\n' ' ')
-echo "stress: $stress_hotplug offline/online cycles of CPUs $cpus($ncpu online), time limit ${stress_limit_s}s"
+echo "stress: $stress_hotplug offline/online cycles of CPUs $cpus($ncpu online)"
 if [ -z "$cpus" ] || [ ! -w /sys/devices/system/cpu/cpu1/online ]; then
 	fail "hotplug: no secondary CPU can go offline (cpus: $cpus)"
 	exit 0
@@ -23,12 +23,12 @@ set_online() {
 
 modprobe autofaultaround period_ms=10 sample_every=1
 start_loads seq sparse exec fork race
-deadline "$stress_limit_s"
+start_clock
 bad=0
 i=0
 reload_fail=0
 sane_fail=0
-while [ $i -lt "$stress_hotplug" ] && ! past_deadline; do
+while [ $i -lt "$stress_hotplug" ]; do
 	set_online 0
 	if [ $((i % 10)) = 9 ]; then
 		n=$(nproc)
@@ -45,9 +45,8 @@ done
 t=$(elapsed)
 stop_loads "hotplug"
 echo "stress: hotplug: $i of $stress_hotplug cycles in ${t}s, $bad failed online writes"
-[ "$i" -lt "$stress_hotplug" ] && echo "stress: hotplug: time limit reached after $i cycles"
-check "hotplug: $i offline/online cycles of every secondary CPU within the time limit ($stress_hotplug asked), no write failed ($bad)" \
-	test "$i" = "$stress_hotplug" -a "$bad" = 0
+check "hotplug: $i offline/online cycles of every secondary CPU, no write failed ($bad)" \
+	test "$bad" = 0
 check "hotplug: all $ncpu CPUs online again" test "$(nproc)" = "$ncpu"
 check "hotplug: module reloaded with only CPU 0 online every 10th cycle ($reload_fail failed)" \
 	test "$reload_fail" = 0
