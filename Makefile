@@ -169,16 +169,13 @@ vmtest-selftests:
 # The stress suite on multi-threaded TCG, the vCPUs truly in parallel,
 # with Debian 13's QEMU 10 from a debootstrapped trixie root
 # (scripts/trixie-root.sh; bookworm's QEMU 7.2 oopses under MTTCG).
-# Text patching is slow there (module loads, trace toggles): the loops,
-# which run all their cycles, take about twice the 1800 s of TCG's
-# timeout, so 3600 s unless AFA_VM_TIMEOUT says otherwise.
 TRIXIE_ROOT_SH ?= scripts/trixie-root.sh
 
 vmtest-stress-mttcg:
 	@test -x "$(TRIXIE_ROOT_SH)" || { echo "vmtest-stress-mttcg: no $(TRIXIE_ROOT_SH) (the trixie root with QEMU 10)" >&2; exit 1; }
 	@$(TRIXIE_ROOT_SH) >/dev/null
 	@$(VM_LOCK) sh -c '$(MAKE) --no-print-directory vm-prereq && \
-		AFA_VM_TIMEOUT=$${AFA_VM_TIMEOUT:-3600} AFA_VM_TCG=multi AFA_VM_QEMU="$(TRIXIE_ROOT_SH) --run --bind $(CURDIR) --bind /boot -- qemu-system-x86_64" \
+		AFA_VM_TCG=multi AFA_VM_QEMU="$(TRIXIE_ROOT_SH) --run --bind $(CURDIR) --bind /boot -- qemu-system-x86_64" \
 		AFA_VM_APPEND="$(STRESS_APPEND)" vm/run.sh stress $(KVER)'
 
 # The packages first, in their own step: KVER is only known once the
