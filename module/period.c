@@ -6,7 +6,7 @@
  *
  * When it runs: every period_ms while there are faults; sooner, at once,
  * when a CPU has gathered a batch of evidence or noted a new file
- * (afa_period_kick(), from the fault path), but not
+ * (afa_period_kick(), from the fault path through an irq_work), but not
  * twice in a jiffy (a kick in the last fold's jiffy is dropped, and the
  * CPU's next batch asks again) except for up to AFA_QUICK_FOLDS folds
  * after one that moved an order: a state moves at most once a fold, so
@@ -22,6 +22,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/cpu.h>
+#include <linux/irq_work.h>
 #include <linux/jiffies.h>
 #include <linux/mutex.h>
 #include <linux/seq_file.h>
@@ -74,6 +75,7 @@ static struct afa_global_stats afa_global;
 
 static DEFINE_MUTEX(afa_stats_lock);
 static struct delayed_work afa_period_work;
+static DEFINE_PER_CPU(struct irq_work, afa_kick_work);
 static unsigned long afa_last_fold;	/* jiffies */
 static bool afa_period_stopping;
 /* When the next fold runs at the latest; far ahead while idle. */
@@ -100,29 +102,39 @@ static void afa_period_queue(unsigned long delay)
 	cpus_read_unlock();
 }
 
-/**
- * afa_period_wake_up() - queue a fold to run now, on this CPU
- *
- * afa_period_kick() calls it with evidence waiting, afa_period_wake()
- * (afa.h) while the worker is idle.  Never a timer of a jiffy: under
- * load such a timer fired up to three jiffies late (a fresh process lives
- * less than one), and while it waited no kick could ask.
- *
- * Fault path, preemption off, in the task's context: mod_delayed_work()
- * takes raw locks only (the timer base's, the pool's, the runqueue's) and
- * turns interrupts off around them, so it is callable here, PREEMPT_RT
- * included.  Until 2026-12-06 the fault path queued an irq_work that did
- * this; its self-IPI cost a few hundred instructions a kick.  Nothing
- * queues after afa_period_exit(): the probes are detached by then, and
- * the detach waits for the handlers running.
+/*
+ * Queue a fold to run now, on this CPU: the irq_work afa_period_wake_up()
+ * raised, in hard interrupt context (on PREEMPT_RT, this CPU's irq_work
+ * thread).  Never a timer of a jiffy: under load such a timer fired up
+ * to three jiffies late (a fresh process lives less than one), and while
+ * it waited no kick could ask.
  */
-void afa_period_wake_up(void)
+static void afa_kick_fn(struct irq_work *work)
 {
 	if (READ_ONCE(afa_period_stopping))
 		return;
 	WRITE_ONCE(afa_period_idle, false);
 	WRITE_ONCE(afa_next_fold, jiffies);
 	mod_delayed_work(afa_percpu_wq, &afa_period_work, 0);
+}
+
+/**
+ * afa_period_wake_up() - ask for a fold to run now, on this CPU
+ *
+ * afa_period_kick() calls it with evidence waiting, afa_period_wake()
+ * (afa.h) while the worker is idle.  Fault path, preemption off: it
+ * queues this CPU's irq_work, which takes no lock and is safe in any
+ * context, NMI included (a kprobe that fires by breakpoint, where the
+ * kernel has no kprobes on ftrace, runs in NMI context on x86); the
+ * handler queues the work.  From 2026-12-06 to 2026-12-07 the fault path
+ * called mod_delayed_work() itself, which takes the timer base's, the
+ * pool's and the runqueue's locks and is not NMI-safe, for no gain a
+ * benchmark could see (docs/benchmarks.md, "The kick without an
+ * irq_work").
+ */
+void afa_period_wake_up(void)
+{
+	irq_work_queue(this_cpu_ptr(&afa_kick_work));
 }
 
 /**
@@ -343,9 +355,12 @@ void afa_period_retime(void)
 int afa_period_init(void)
 {
 	struct afa_ctl_params p;
+	int cpu;
 
 	/* The fault path's bounds from the first fault, not the first fold. */
 	afa_rebound_first = afa_period_params(&p);
+	for_each_possible_cpu(cpu)
+		init_irq_work(per_cpu_ptr(&afa_kick_work, cpu), afa_kick_fn);
 	afa_last_fold = jiffies;
 	afa_period_stopping = false;
 	INIT_DELAYED_WORK(&afa_period_work, afa_period_fn);
@@ -358,13 +373,18 @@ int afa_period_init(void)
 
 /*
  * Stop the worker for good.  The probes must be gone already, and no
- * handler running (afa_probe_exit()): no kick can queue the work again.
+ * handler running (afa_probe_exit()): no new kick can come; the ones in
+ * flight are waited for, then the work.
  */
 void afa_period_exit(void)
 {
+	int cpu;
+
 	mutex_lock(&afa_period_lock);
 	afa_period_running = false;
 	WRITE_ONCE(afa_period_stopping, true);
 	mutex_unlock(&afa_period_lock);
+	for_each_possible_cpu(cpu)
+		irq_work_sync(per_cpu_ptr(&afa_kick_work, cpu));
 	cancel_delayed_work_sync(&afa_period_work);
 }
