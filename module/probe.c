@@ -830,7 +830,8 @@ struct afa_call {
 	struct vm_fault *vmf;
 	struct afa_windows w;
 	struct afa_pte_table table;
-	bool half_mapped;	/* the other half of the window is */
+	bool half_mapped;	/* the other half of the window is, next to ours */
+	bool half_only;		/* and at its far end: map our half alone */
 };
 
 /*
@@ -845,6 +846,7 @@ static void afa_call_init(struct afa_call *c, struct vm_fault *vmf)
 	c->vmf = vmf;
 	c->table.state = AFA_PTE_UNREAD;
 	c->half_mapped = false;
+	c->half_only = false;
 }
 
 /* The user address of file page @pgoff, in the VMA of @vmf's fault. */
@@ -1014,6 +1016,27 @@ static bool afa_trials_wait(struct afa_probe_cpu *pc, struct mm_struct *mm,
 }
 
 /*
+ * Is the far end of the other half of the stream's window mapped too, its
+ * page next to the fault's half (@near) being mapped?  Then one window of
+ * that half's order or more mapped it (windows are aligned), or the two
+ * ends' own windows did, and the fault's own half is what the whole
+ * window would map.  Where only its near part is mapped (smaller windows
+ * before, pages not cached then, MADV_DONTNEED), the whole window maps
+ * the rest now, as the kernel's would.  One more PTE read, in the table
+ * the first one mapped.
+ */
+static bool afa_half_far_mapped(struct afa_call *c, u64 near)
+{
+	u64 gap_start, gap_end, far;
+
+	if (!afa_windows_gap(&c->w, &gap_start, &gap_end))
+		return false;
+	far = near == gap_start ? gap_end : gap_start;
+	return far == near ||
+	       afa_pte_mapped(&c->table, c->vmf, afa_page_addr(c->vmf, far));
+}
+
+/*
  * Was this fault's page left out by a trial?  The other half of the
  * window of @order is mapped and this half is not: an earlier fault of
  * the window on trial mapped only its own half, and this page of the
@@ -1027,8 +1050,8 @@ static bool afa_trials_wait(struct afa_probe_cpu *pc, struct mm_struct *mm,
  * no trials: only those still waiting from above are looked for.  It
  * runs at every fault, of settled streams too: a wanted half is a single
  * fault, which a sample would mostly miss.  The look at the other half
- * is kept (@c->half_mapped): the fault then maps its own half only
- * (afa_half_or_whole()).
+ * is kept (@c->half_mapped), and where its far end is mapped too
+ * (@c->half_only) the fault maps its own half only (afa_half_or_whole()).
  * Return: true when this fault is in a half left out (counted as wanted).
  */
 static bool afa_trial_test(struct afa_probe_cpu *pc, struct afa_call *c,
@@ -1044,6 +1067,7 @@ static bool afa_trial_test(struct afa_probe_cpu *pc, struct afa_call *c,
 	c->half_mapped = order > min_order &&
 			 afa_windows_buddy(&c->w, 0, &half) &&
 			 afa_pte_mapped(&c->table, vmf, afa_page_addr(vmf, half));
+	c->half_only = c->half_mapped && afa_half_far_mapped(c, half);
 	if (waited)
 		return true;
 	if (c->half_mapped) {
@@ -1055,16 +1079,16 @@ static bool afa_trial_test(struct afa_probe_cpu *pc, struct afa_call *c,
 
 /*
  * Which of the call's windows to map: the stream's (1), or, where the
- * other half of it is mapped already (a trial's half left out, wanted
- * now), the half of it that holds the fault (0).  The whole window would
- * map the same pages, and walk the other half's mapped ones again: at
- * order 9, 256 of them, one folio lookup and reference each, which made
- * a random reader's trials at max_order cost it 1.7% (docs/benchmarks.md,
- * "The half a trial left out").
+ * other half of it is mapped already at both ends (a trial's half left
+ * out, wanted now), the half of it that holds the fault (0).  The whole
+ * window would map the same pages, and walk the other half's mapped ones
+ * again: at order 9, 256 of them, one folio lookup and reference each,
+ * which made a random reader's trials at max_order cost it 1.7%
+ * (docs/benchmarks.md, "The half a trial left out").
  */
 static unsigned int afa_half_or_whole(const struct afa_call *c)
 {
-	return c->half_mapped ? 0 : 1;
+	return c->half_only ? 0 : 1;
 }
 
 /*

@@ -28,7 +28,7 @@
 #define AFA_PROG "afa-work"
 #include "afa-util.h"
 
-enum pattern { PAT_SEQ, PAT_RAND, PAT_STRIDE };
+enum pattern { PAT_SEQ, PAT_RAND, PAT_STRIDE, PAT_HOLES };
 
 /* A phase: one access pattern, repeated over fresh mappings (-k: one). */
 struct phase {
@@ -41,7 +41,7 @@ struct phase {
 struct opts {
 	struct phase phase[MAX_PHASES];
 	unsigned int nr_phases;
-	size_t stride;		/* bytes between touches, PAT_STRIDE */
+	size_t stride;		/* bytes between touches, PAT_STRIDE; block, PAT_HOLES */
 	size_t run;		/* pages touched at each stride, PAT_STRIDE */
 	size_t length;		/* bytes of FILE to map; 0: all of it */
 	int advice;		/* madvise() advice for the whole mapping */
@@ -74,8 +74,11 @@ static const struct option long_opts[] = {
 static void usage(FILE *f)
 {
 	fputs("usage: afa-work [options] FILE\n"
-	      "  -p, --pattern seq|rand|stride  page order of the touches (seq);\n"
-	      "                       each -p starts a new phase, up to 8\n"
+	      "  -p, --pattern seq|rand|stride|holes  page order of the touches (seq);\n"
+	      "                       each -p starts a new phase, up to 8; holes: in\n"
+	      "                       each block of --stride bytes touch the first page\n"
+	      "                       of its second half, MADV_DONTNEED the block's\n"
+	      "                       other pages, touch its first page, then its last\n"
 	      "  -n, --passes N       passes of the current phase (1)\n"
 	      "  -s, --stride BYTES   distance between touches for stride (2097152)\n"
 	      "  -R, --run PAGES      pages touched in a row at each stride (1)\n"
@@ -106,6 +109,8 @@ static enum pattern parse_pattern(const char *s)
 		return PAT_RAND;
 	if (!strcmp(s, "stride"))
 		return PAT_STRIDE;
+	if (!strcmp(s, "holes"))
+		return PAT_HOLES;
 	fatal("unknown pattern '%s'", s);
 }
 
@@ -319,6 +324,34 @@ static void *worker(void *arg)
 	}
 }
 
+/*
+ * PAT_HOLES, one thread: in each block of @stride bytes, touch the first
+ * page of its second half, drop the block's other pages from the page
+ * tables (MADV_DONTNEED), touch its first page, then its last.  The
+ * second touch finds the other half mapped at its near end only: a
+ * window of the block's size maps the rest then, two faults a block; a
+ * window of half the block, three.
+ * Return: the touches made.
+ */
+static size_t touch_holes(const volatile char *map, size_t len,
+			  size_t stride, size_t page)
+{
+	size_t half = stride / 2, b, n = 0;
+	char *m = (char *)map;
+	char sum = 0;
+
+	for (b = 0; b + stride <= len; b += stride, n += 3) {
+		sum += map[b + half];
+		if (madvise(m + b, half, MADV_DONTNEED) ||
+		    madvise(m + b + half + page, half - page, MADV_DONTNEED))
+			fatal("madvise MADV_DONTNEED: %s", strerror(errno));
+		sum += map[b];
+		sum += map[b + stride - page];
+	}
+	(void)sum;
+	return n;
+}
+
 /* All threads make the pass's touches; the caller is thread 0. */
 static void run_job(void)
 {
@@ -405,7 +438,10 @@ static void *run_pass(const struct opts *o, int fd, size_t len, void *hint,
 	mig0 = migrations_now(mig_fd);
 	flt0 = minflt_now();
 	t0 = now_ns();
-	run_job();
+	if (pattern == PAT_HOLES)
+		touched = touch_holes(map, len, o->stride, page);
+	else
+		run_job();
 	t1 = now_ns();
 	flt1 = minflt_now();
 	mig1 = migrations_now(mig_fd);
@@ -440,6 +476,15 @@ int main(int argc, char **argv)
 	if (o.run > o.stride / page)
 		fatal("run of %zu pages is longer than the stride %zu", o.run,
 		      o.stride);
+	for (phase = 0; phase < o.nr_phases; phase++) {
+		if (o.phase[phase].pattern != PAT_HOLES)
+			continue;
+		if (o.threads > 1)
+			fatal("the holes pattern runs in one thread");
+		if (o.stride % (2 * page))
+			fatal("stride %zu for holes is not a multiple of two pages (%zu)",
+			      o.stride, 2 * page);
+	}
 	fd = open(o.path, O_RDONLY);
 	if (fd < 0 || fstat(fd, &st))
 		fatal("%s: %s", o.path, strerror(errno));
