@@ -878,21 +878,23 @@ static void afa_tally_add(struct afa_probe_cpu *pc, const struct mm_struct *mm,
  * free step back, docs/control-law.md), or out of a settled stream's
  * sample (afa_tests_due()); the mapping's tally, which its lane's
  * verdict reads, counts it always.
+ * Return: true when a hit counted in the law's g.
  */
-static void afa_growth_test(struct afa_probe_cpu *pc, struct afa_call *c,
+static bool afa_growth_test(struct afa_probe_cpu *pc, struct afa_call *c,
 			    struct afa_evidence *ev, bool law)
 {
 	u64 buddy;
 	bool hit;
 
 	if (!afa_windows_buddy(&c->w, 1, &buddy))
-		return;
+		return false;
 	hit = afa_pte_mapped(&c->table, c->vmf, afa_page_addr(c->vmf, buddy));
 	if (law) {
 		ev->tested++;
 		ev->grow_hits += hit;
 	}
 	afa_tally_add(pc, c->vmf->vma->vm_mm, ev, true, hit);
+	return law && hit;
 }
 
 /*
@@ -1347,7 +1349,8 @@ static void afa_fast_stamp(const struct afa_fault_stream *fs, u32 gen)
 
 /*
  * Can this tested fault's evidence move its stream?  Not a settled
- * stream's at min_order whose tests found nothing (@hit): the law can
+ * stream's at min_order whose tests found nothing the law counts (@hit:
+ * a trial's half wanted, or a growth hit in its sample): the law can
  * move such a stream only up, on hits.  A CPU's 16 tested faults ask for
  * a fold only when some of them can (afa_learn_and_act()): a new
  * mapping's 32 tests of a sparse reader's file (its first verdict)
@@ -1379,7 +1382,7 @@ static u32 afa_learn_and_act(struct afa_probe_cpu *pc, struct vm_fault *vmf,
 	u8 order = fs->order;
 	struct afa_call c __uninitialized;
 	bool grow_test = order < max_order;
-	bool trial_fault;
+	bool trial_fault, grow_hit = false;
 	unsigned int apply;		/* c.w's window to map */
 
 	afa_call_init(&c, vmf);
@@ -1390,7 +1393,8 @@ static u32 afa_learn_and_act(struct afa_probe_cpu *pc, struct vm_fault *vmf,
 	trial_fault = !again && afa_trial_test(pc, &c, fs->owner, order,
 					       min_order, ev);
 	if (grow_test)
-		afa_growth_test(pc, &c, ev, !trial_fault && fs->sampled);
+		grow_hit = afa_growth_test(pc, &c, ev,
+					   !trial_fault && fs->sampled);
 	apply = afa_half_or_whole(&c);
 	/*
 	 * Rare trials, but at max_order not before the VMA's first verdict:
@@ -1406,7 +1410,7 @@ static u32 afa_learn_and_act(struct afa_probe_cpu *pc, struct vm_fault *vmf,
 		afa_split_check(pc, vmf->vma, fs, pc->tally.outcomes,
 				pc->tally.hits);
 	pc->kick_useful |= afa_kick_useful(fs, order, min_order,
-					   pc->tally.hits);
+					   trial_fault || grow_hit);
 	pc->tally.mm = NULL;
 	if (++pc->kick_credit >= AFA_KICK_EVIDENCE) {
 		if (pc->kick_useful)
