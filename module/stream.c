@@ -42,7 +42,6 @@
 /* A file the fault path saw but did not find, for the worker to add. */
 struct afa_stream_cand {
 	struct afa_stream_key key;
-	dev_t dev;		/* device of the file, for stats and traces */
 	u8 order;		/* the order the fault path applied: its class's */
 	bool valid;
 	u32 seq;		/* cand_next when noted */
@@ -57,7 +56,6 @@ struct afa_stream {
 	bool known;			/* has evidence at its order to judge by */
 	bool dense;			/* and that evidence is dense */
 	bool split;			/* its file has two lanes */
-	dev_t dev;			/* device of the file */
 	unsigned long last_fault;	/* jiffies of the last fold with faults */
 	struct afa_evidence seen;	/* per-CPU sums at the last fold */
 	struct afa_evidence last;	/* what the last fold added */
@@ -103,8 +101,8 @@ static bool afa_key_eq(const struct afa_stream_key *a,
 		       const struct afa_stream_key *b)
 {
 	return a->mapping == b->mapping && a->ino == b->ino &&
-	       a->generation == b->generation && a->class == b->class &&
-	       a->lane == b->lane;
+	       a->dev == b->dev && a->generation == b->generation &&
+	       a->class == b->class && a->lane == b->lane;
 }
 
 static void afa_key_of(struct vm_area_struct *vma, unsigned int class,
@@ -115,6 +113,7 @@ static void afa_key_of(struct vm_area_struct *vma, unsigned int class,
 	*key = (struct afa_stream_key){
 		.mapping = vma->vm_file->f_mapping,
 		.ino = inode->i_ino,
+		.dev = inode->i_sb->s_dev,
 		.generation = inode->i_generation,
 		.class = class,
 		.lane = lane,
@@ -211,7 +210,6 @@ void afa_stream_note(struct vm_area_struct *vma, unsigned int class,
 	c = &sc->cand[++sc->cand_next % AFA_NR_CANDS];
 	c->seq = sc->cand_next;
 	c->key = key;
-	c->dev = file_inode(vma->vm_file)->i_sb->s_dev;
 	c->order = afa_class_order_get(afa_this_domain(), class);
 	c->valid = true;
 	write_seqcount_end(&sc->cand_seq);
@@ -271,7 +269,7 @@ static void afa_stream_id(const struct afa_stream *s, struct afa_stream_id *id)
 {
 	*id = (struct afa_stream_id){
 		.slot = s - afa_streams,
-		.dev = s->dev,
+		.dev = s->key.dev,
 		.ino = s->key.ino,
 		.lane = s->key.lane,
 	};
@@ -466,7 +464,6 @@ static bool afa_stream_add(const struct afa_stream_cand *c,
 	s->gen++;
 	s->last = (struct afa_evidence){};
 	s->pending = (struct afa_ctl_input){};
-	s->dev = c->dev;
 	s->last_fault = jiffies;
 	s->nr_faults = 0;
 	s->nr_tested = 0;
@@ -644,7 +641,7 @@ void afa_stream_show(struct seq_file *m)
 			continue;
 		seq_printf(m, "%6u %-8s %4u:%-4u %12llu %4u %5u %12llu %9llu %8llu %5u %6u %7u %7u %8llu %5u\n",
 			   i, afa_class_name(s->key.class),
-			   MAJOR(s->dev), MINOR(s->dev), s->key.ino,
+			   MAJOR(s->key.dev), MINOR(s->key.dev), s->key.ino,
 			   s->key.lane, s->ctl.order,
 			   afa_order_to_bytes(s->ctl.order, PAGE_SHIFT) >> 10,
 			   afa_stream_span_kib(&s->pending),

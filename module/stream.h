@@ -29,13 +29,16 @@ struct vm_area_struct;
 
 /*
  * A stream is one file in one class, in one of its two lanes (split.h).
- * The file is named by its address_space and checked by inode number and
- * generation: an inode freed and its memory reused for another file does
- * not match.
+ * The file is named by its address_space and checked by device, inode
+ * number and generation: an inode freed and its memory reused for
+ * another file does not match, also where the filesystem keeps no
+ * generation (squashfs, FAT, iso9660: 0) and another of its kind
+ * mounted has a file of the same number.
  */
 struct afa_stream_key {
 	struct address_space *mapping;	/* identity only, never dereferenced */
 	u64 ino;			/* inode number */
+	dev_t dev;			/* device of its filesystem */
 	u32 generation;			/* inode generation */
 	u8 class;			/* enum afa_class */
 	u8 lane;			/* 0: the file's window; 1: split off */
