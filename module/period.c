@@ -104,10 +104,13 @@ static void afa_period_queue(unsigned long delay)
 
 /*
  * Queue a fold to run now, on this CPU: the irq_work afa_period_wake_up()
- * raised, in hard interrupt context (on PREEMPT_RT, this CPU's irq_work
- * thread).  Never a timer of a jiffy: under load such a timer fired up
- * to three jiffies late (a fresh process lives less than one), and while
- * it waited no kick could ask.
+ * raised, in hard interrupt context, on PREEMPT_RT too (IRQ_WORK_HARD_IRQ:
+ * mod_delayed_work() takes raw locks only).  RT runs other irq_works in
+ * a per-CPU thread, which leaves them pending while their CPU is
+ * offline, and unload's irq_work_sync() would wait for its return.
+ * Never a timer of a jiffy: under load such a timer fired up to three
+ * jiffies late (a fresh process lives less than one), and while it
+ * waited no kick could ask.
  */
 static void afa_kick_fn(struct irq_work *work)
 {
@@ -360,7 +363,7 @@ int afa_period_init(void)
 	/* The fault path's bounds from the first fault, not the first fold. */
 	afa_rebound_first = afa_period_params(&p);
 	for_each_possible_cpu(cpu)
-		init_irq_work(per_cpu_ptr(&afa_kick_work, cpu), afa_kick_fn);
+		per_cpu(afa_kick_work, cpu) = IRQ_WORK_INIT_HARD(afa_kick_fn);
 	afa_last_fold = jiffies;
 	afa_period_stopping = false;
 	INIT_DELAYED_WORK(&afa_period_work, afa_period_fn);
