@@ -309,6 +309,12 @@ void afa_period_show(struct seq_file *m)
 {
 	bool enabled;
 	const char *attach = afa_probe_attach_name(&enabled);
+	/*
+	 * Outside afa_stats_lock, as the name: both take afa_probe_lock,
+	 * which an enabled write holds across a grace period, and the fold
+	 * must not wait for that behind a reader.
+	 */
+	unsigned long missed = afa_probe_nmissed();
 
 	mutex_lock(&afa_stats_lock);
 	seq_printf(m, "# folds=%llu kicked=%llu last_fold_ms=%u period_ms=%u sample_every=%u enabled=%d acting=%d kernel_window=%lu probe_missed=%lu filemap_faults=%llu attach=%s stream_visits=%llu fast_calls=%llu\n",
@@ -316,7 +322,7 @@ void afa_period_show(struct seq_file *m)
 		   afa_global.last_fold_ms, READ_ONCE(afa_period_ms),
 		   READ_ONCE(afa_sample_every), enabled,
 		   READ_ONCE(afa_limits.act), afa_kernel_window_bytes(),
-		   afa_probe_nmissed(), afa_global.filemap_faults, attach,
+		   missed, afa_global.filemap_faults, attach,
 		   afa_stream_nr_visits(), afa_probe_fast_calls());
 	afa_cost_show(m);
 	afa_control_show(m);
