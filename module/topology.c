@@ -17,6 +17,7 @@
 #include <linux/cpu.h>
 #include <linux/cpumask.h>
 #include <linux/kernel_stat.h>	/* get_cpu_idle_time_us() from 7.2 */
+#include <linux/mutex.h>
 #include <linux/sched/isolation.h>
 #include <linux/sched/topology.h>
 #include <linux/slab.h>
@@ -120,12 +121,15 @@ static void afa_idle_deltas(void)
  *
  * Traces afa_work_cpu with the choice and its reason.  The caller holds
  * cpus_read_lock() until it has queued the work there, so that the CPU
- * cannot go offline in between.
+ * cannot go offline in between.  Callers may race (the worker queueing
+ * its next period, a period_ms write requeueing it): the idle figures
+ * and the last choice are this function's own, under its own mutex.
  *
  * Return: a CPU number; the current CPU when nothing is idle.
  */
 int afa_work_cpu(void)
 {
+	static DEFINE_MUTEX(afa_work_cpu_lock);
 	unsigned int local = raw_smp_processor_id(), cpu;
 	enum afa_pick_reason reason;
 	cpumask_var_t allowed;
@@ -134,13 +138,15 @@ int afa_work_cpu(void)
 		return local;
 	cpumask_and(allowed, housekeeping_cpumask(HK_TYPE_DOMAIN),
 		    housekeeping_cpumask(HK_TYPE_WQ));
+	mutex_lock(&afa_work_cpu_lock);
 	afa_idle_deltas();
 	cpu = afa_pick_work_cpu(cpu_online_mask, allowed, afa_idle_delta,
 				afa_work_prev, local, &reason);
-	free_cpumask_var(allowed);
 	trace_afa_work_cpu(cpu, afa_work_prev, local, reason,
 			   cpu < nr_cpu_ids ? &afa_idle_delta[cpu] : NULL);
 	afa_work_prev = cpu;
+	mutex_unlock(&afa_work_cpu_lock);
+	free_cpumask_var(allowed);
 	return cpu;
 }
 
