@@ -577,6 +577,18 @@ static struct afa_evidence *afa_split_evidence(const struct afa_fault_stream *fs
 }
 
 /*
+ * Is the stream that publishes in @pub still the one it was at generation
+ * @gen?  A slot taken over by another file since (stream.c) would count
+ * another file's faults in the new one's evidence: what was recorded for
+ * it (a trial, a miss, a span, a VMA's held evidence) is dropped.  @pub
+ * NULL: a class state, never taken over.
+ */
+static bool afa_pub_current(const u32 *pub, u32 gen)
+{
+	return !pub || afa_pub_gen(READ_ONCE(*pub)) == gen;
+}
+
+/*
  * Tally this fault's outcomes for the VMA, and move it to its file's
  * other lane when they contradict its lane's (split.h).  The next fault
  * of the VMA then applies and counts in the other lane's stream.  At the
@@ -596,7 +608,12 @@ static void afa_split_check(struct afa_probe_cpu *pc, struct vm_area_struct *vma
 		return;
 	c->judged = true;
 	afa_trials_move(pc, &c->held, v == AFA_SPLIT_STAY ? fs->ev : NULL);
-	if (v == AFA_SPLIT_STAY)
+	/*
+	 * Not into a slot the fold gave another file since this call looked
+	 * it up: one call's counts may cross a takeover, the held batches
+	 * of a whole verdict would not be one call's.
+	 */
+	if (v == AFA_SPLIT_STAY && afa_pub_current(c->pub, afa_pub_gen(fs->pub)))
 		afa_evidence_add(fs->ev, afa_held_at(c, fs->order));
 	c->held = (struct afa_evidence){};
 	if (v == AFA_SPLIT_STAY)
@@ -839,7 +856,7 @@ struct afa_call {
  * computed as its questions need them (afa_windows()), so the rest is
  * left as it is, unset.  Its declarations are __uninitialized: where the
  * kernel zeroes stack variables (INIT_STACK_ALL_ZERO, as Debian's does)
- * its 72 bytes were cleared at every tested call, for nothing.
+ * its 80 bytes were cleared at every tested call, for nothing.
  */
 static void afa_call_init(struct afa_call *c, struct vm_fault *vmf)
 {
@@ -895,18 +912,6 @@ static bool afa_growth_test(struct afa_probe_cpu *pc, struct afa_call *c,
 	}
 	afa_tally_add(pc, c->vmf->vma->vm_mm, ev, true, hit);
 	return law && hit;
-}
-
-/*
- * Is the stream that publishes in @pub still the one it was at generation
- * @gen?  A slot taken over by another file since (stream.c) would count
- * another file's faults in the new one's evidence: what was recorded for
- * it (a trial, a miss, a span) is dropped.  @pub NULL: a class state,
- * never taken over.
- */
-static bool afa_pub_current(const u32 *pub, u32 gen)
-{
-	return !pub || afa_pub_gen(READ_ONCE(*pub)) == gen;
 }
 
 /* The same check by slot number (class states: AFA_NR_STREAMS and up). */
@@ -1294,7 +1299,7 @@ afa_act_at_min(struct afa_probe_cpu *pc, struct vm_fault *vmf,
 /*
  * afa_act_settled() above @min_order, and the fast path's, where the
  * trial test needs a call (its windows, its PTE table).  Not inlined:
- * the call's 72 bytes and the trial test's registers would then be the
+ * the call's 80 bytes and the trial test's registers would then be the
  * fast path's frame at min_order too, where nothing reads them.
  */
 static noinline u32
