@@ -55,6 +55,18 @@
 #include "window.h"
 
 /*
+ * The arguments the probe reads, and writes where the kernel's contract
+ * is known (contract.c): filemap_map_pages(vmf, start_pgoff, end_pgoff),
+ * and ->fault's vmf (tracepoints.c's kprobe on filemap_fault()), read
+ * from the registers by position.  A kernel whose functions take other
+ * arguments does not build the module: observing there would read a
+ * wrong pointer.
+ */
+static_assert(__same_type(&filemap_map_pages,
+			  vm_fault_t (*)(struct vm_fault *, pgoff_t, pgoff_t)));
+static_assert(__same_type(&filemap_fault, vm_fault_t (*)(struct vm_fault *)));
+
+/*
  * Evidence a CPU gathers before it asks for a fold: two batches of the
  * default min_samples, so that a fresh process's evidence reaches the
  * law within a few milliseconds while a long scan does not wake the
