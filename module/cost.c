@@ -159,8 +159,9 @@ static bool afa_cost_solve(const struct afa_cost_pass *lo,
 	served = lo->faults * fault_ns + lo->touch_ns;
 	page_ns = lo->fault_ns > served ? lo->fault_ns - served : 0;
 	page_ns = div_u64(page_ns + hi->unmap_ns, AFA_COST_PAGES);
-	afa_costs.fault_ns = fault_ns;
-	afa_costs.page_ns = page_ns;
+	/* clamped before they narrow to u32: a stalled pass is not cheap */
+	afa_costs.fault_ns = min_t(u64, fault_ns, U32_MAX);
+	afa_costs.page_ns = min_t(u64, page_ns, U32_MAX);
 	afa_ctl_costs_clamp(&afa_costs);
 	return true;
 }
