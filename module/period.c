@@ -74,6 +74,12 @@ static struct afa_global_stats afa_global;
 #define AFA_QUICK_FOLDS		8
 
 static DEFINE_MUTEX(afa_stats_lock);
+/*
+ * A write of period_ms against the worker's start, stop and requeue: the
+ * work exists and may be queued only while afa_period_running.
+ */
+static DEFINE_MUTEX(afa_period_lock);
+static bool afa_period_running;
 static struct delayed_work afa_period_work;
 static DEFINE_PER_CPU(struct irq_work, afa_kick_work);
 static unsigned long afa_last_fold;	/* jiffies */
@@ -292,9 +298,17 @@ static void afa_period_fn(struct work_struct *work)
 
 	if (READ_ONCE(afa_period_stopping))
 		return;
-	/* Any fault, fault-around or not, keeps the period going. */
+	/*
+	 * Any fault, fault-around or not, keeps the period going.  Under
+	 * afa_period_lock, period_ms read there: a write meanwhile either
+	 * comes first, and this reads its value, or finds this deadline
+	 * and brings it forward (afa_period_retime()).
+	 */
 	if (map_calls || faults || added) {
-		afa_period_queue(msecs_to_jiffies(READ_ONCE(afa_period_ms)));
+		mutex_lock(&afa_period_lock);
+		if (afa_period_running)
+			afa_period_queue(msecs_to_jiffies(READ_ONCE(afa_period_ms)));
+		mutex_unlock(&afa_period_lock);
 		return;
 	}
 	WRITE_ONCE(afa_next_fold, jiffies + MAX_JIFFY_OFFSET);
@@ -329,13 +343,6 @@ void afa_period_show(struct seq_file *m)
 	afa_stream_show(m);
 	mutex_unlock(&afa_stats_lock);
 }
-
-/*
- * A write of period_ms against the worker's start and stop: the work
- * exists and may be queued only while afa_period_running.
- */
-static DEFINE_MUTEX(afa_period_lock);
-static bool afa_period_running;
 
 /**
  * afa_period_retime() - period_ms was written: bring a later fold forward
