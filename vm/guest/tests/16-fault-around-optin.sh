@@ -3,8 +3,11 @@
 # fault-around never runs and the module cannot act.  The opt-in,
 # afa-fault-around raise/restore (run by the modprobe.d example's install
 # and remove lines), raises it to two pages and puts it back, logged in
-# bytes.  With 4 KiB pages it must change nothing.  The stats show the
-# window in bytes of this page size.
+# bytes.  With 4 KiB pages it must change nothing, and leave a window of
+# one page (fault-around turned off) off; AFA_FAULT_AROUND_DEFAULT set to
+# one page stands for the 64 KiB pages' default there.  A restore leaves
+# a window written since the raise as it is.  The stats show the window
+# in bytes of this page size.
 . /guest/lib.sh
 
 f=/mnt/seq64
@@ -34,6 +37,7 @@ optin_lines() {
 		sed "s|/usr/local/sbin/|/usr/bin/|g; s|/sbin/modprobe|$kmod_modprobe|g" >$conf
 	check "the modprobe.d example has an install and a remove line" \
 		test "$(grep -c '^install autofaultaround \|^remove autofaultaround ' $conf)" = 2
+	export AFA_FAULT_AROUND_DEFAULT=$page
 	echo "$page" >$FAB
 	$kmod_modprobe autofaultaround max_order=12 2>/dev/null
 	rc=$?
@@ -48,6 +52,7 @@ optin_lines() {
 	check "and the unload puts one page back (got $(cat $FAB))" \
 		test "$(cat $FAB)" = "$page" -a ! -d /sys/module/autofaultaround
 	rm -f $conf
+	unset AFA_FAULT_AROUND_DEFAULT
 	echo "$orig" >$FAB
 }
 optin_lines
@@ -59,6 +64,20 @@ if [ "$orig" -gt "$page" ]; then
 	afa-fault-around restore
 	check "afa-fault-around restore after a raise that did nothing leaves $orig bytes" \
 		test "$(cat $FAB)" = "$orig"
+	# fault-around turned off by hand: one page, not the kernel's default
+	echo "$page" >$FAB
+	afa-fault-around raise 2>/dev/null
+	check "afa-fault-around raise leaves fault-around off ($page bytes, one page, set by hand; got $(cat $FAB))" \
+		test "$(cat $FAB)" = "$page" -a ! -f /run/autofaultaround/fault_around_bytes
+	check "and says so in the kernel log" \
+		sh -c "dmesg | grep -q 'autofaultaround: fault_around_bytes is $page bytes, one page: fault-around is off, as the administrator set it; left off'"
+	# a window written between raise and restore stays
+	AFA_FAULT_AROUND_DEFAULT=$page afa-fault-around raise 2>/dev/null
+	echo $((4 * page)) >$FAB
+	afa-fault-around restore 2>/dev/null
+	check "afa-fault-around restore leaves a window written after the raise, $((4 * page)) bytes (got $(cat $FAB))" \
+		test "$(cat $FAB)" = $((4 * page)) -a ! -f /run/autofaultaround/fault_around_bytes
+	echo "$orig" >$FAB
 	exit 0
 fi
 
