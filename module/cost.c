@@ -19,7 +19,10 @@
  *
  * Each time is the least of AFA_COST_REPS passes.  If the window cannot
  * be set (fault-around off, a kernel whose contract is unknown) the
- * fault counts agree and the module says so and uses defaults.
+ * fault counts agree and the module says so and uses defaults.  If they
+ * differ and the times do not (every pass of the larger order stalled:
+ * a busy host under a VM), it measures again, AFA_COST_TRIES times in
+ * all.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -45,6 +48,9 @@
 
 /* The larger order: 64 pages per fault, one PTE table on any geometry. */
 #define AFA_COST_ORDER_HI	6
+
+/* Measurements before the defaults, where the window could be set. */
+#define AFA_COST_TRIES		3
 
 /*
  * Defaults when nothing could be measured: a minor fault of a few
@@ -202,17 +208,23 @@ static int afa_cost_measure(struct afa_cost_pass *lo, struct afa_cost_pass *hi)
  */
 void afa_cost_calibrate(void)
 {
-	struct afa_cost_pass lo = { .fault_ns = U64_MAX, .touch_ns = U64_MAX,
-				    .unmap_ns = U64_MAX };
-	struct afa_cost_pass hi = lo;
-	int err = afa_cost_measure(&lo, &hi);
+	const struct afa_cost_pass none = { .fault_ns = U64_MAX,
+					    .touch_ns = U64_MAX,
+					    .unmap_ns = U64_MAX };
+	struct afa_cost_pass lo, hi;
+	int err, try = 0;
 
-	if (!err && afa_cost_solve(&lo, &hi)) {
-		afa_costs_measured = true;
-		pr_info("costs measured: fault %u ns, page %u ns (map and unmap)\n",
-			afa_costs.fault_ns, afa_costs.page_ns);
-		return;
-	}
+	do {
+		lo = none;
+		hi = none;
+		err = afa_cost_measure(&lo, &hi);
+		if (!err && afa_cost_solve(&lo, &hi)) {
+			afa_costs_measured = true;
+			pr_info("costs measured: fault %u ns, page %u ns (map and unmap)\n",
+				afa_costs.fault_ns, afa_costs.page_ns);
+			return;
+		}
+	} while (!err && lo.faults > hi.faults && ++try < AFA_COST_TRIES);
 	if (err)
 		pr_info("cannot measure costs (error %d): using fault %u ns, page %u ns\n",
 			err, afa_costs.fault_ns, afa_costs.page_ns);
