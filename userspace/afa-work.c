@@ -76,9 +76,10 @@ static void usage(FILE *f)
 	fputs("usage: afa-work [options] FILE\n"
 	      "  -p, --pattern seq|rand|stride|holes  page order of the touches (seq);\n"
 	      "                       each -p starts a new phase, up to 8; holes: in\n"
-	      "                       each block of --stride bytes touch the first page\n"
-	      "                       of its second half, MADV_DONTNEED the block's\n"
-	      "                       other pages, touch its first page, then its last\n"
+	      "                       each block of --stride bytes (aligned in the\n"
+	      "                       address space) touch the first page of its\n"
+	      "                       second half, MADV_DONTNEED the block's other\n"
+	      "                       pages, touch its first page, then its last\n"
 	      "  -n, --passes N       passes of the current phase (1)\n"
 	      "  -s, --stride BYTES   distance between touches for stride (2097152)\n"
 	      "  -R, --run PAGES      pages touched in a row at each stride (1)\n"
@@ -330,17 +331,22 @@ static void *worker(void *arg)
  * tables (MADV_DONTNEED), touch its first page, then its last.  The
  * second touch finds the other half mapped at its near end only: a
  * window of the block's size maps the rest then, two faults a block; a
- * window of half the block, three.
+ * window of half the block, three.  Blocks are aligned in the address
+ * space, as fault-around windows are (the kernel's do_fault_around()
+ * aligns them by PTE index): the mapping's own start is aligned to a
+ * page only, where no THP alignment applies (PREEMPT_RT kernels have no
+ * THP), and a block across two windows would be a different pattern.
  * Return: the touches made.
  */
 static size_t touch_holes(const volatile char *map, size_t len,
 			  size_t stride, size_t page)
 {
-	size_t half = stride / 2, b, n = 0;
+	size_t half = stride / 2, n = 0;
+	size_t b = (stride - (uintptr_t)map % stride) % stride;
 	char *m = (char *)map;
 	char sum = 0;
 
-	for (b = 0; b + stride <= len; b += stride, n += 3) {
+	for (; b + stride <= len; b += stride, n += 3) {
 		sum += map[b + half];
 		if (madvise(m + b, half, MADV_DONTNEED) ||
 		    madvise(m + b + half + page, half - page, MADV_DONTNEED))
