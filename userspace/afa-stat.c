@@ -8,7 +8,6 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
-#include <mntent.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,15 +16,14 @@
 #include <unistd.h>
 
 #define MODULE_DIR	"/sys/module/autofaultaround"
-#define DEBUGFS_DIR	"/sys/kernel/debug"
-#define STATS_FILE	"autofaultaround/stats"
+#define STATS_PATH	"/proc/autofaultaround/stats"
 
 /* Exit statuses; afa-stat.1 documents them. */
 enum {
 	EXIT_ERR = 1,		/* I/O error, malformed input, no event */
 	EXIT_USAGE = 2,		/* bad command line */
 	EXIT_NO_MODULE = 3,	/* autofaultaround is not loaded */
-	EXIT_NO_DEBUGFS = 4,	/* debugfs is not mounted */
+	EXIT_NO_PROC = 4,	/* /proc is not mounted */
 	EXIT_PERM = 5,		/* the stats file is root-only */
 };
 
@@ -70,7 +68,7 @@ struct stats {
 struct opts {
 	double interval_s;	/* --watch; 0: read once */
 	int json;
-	const char *file;	/* --file; NULL: debugfs */
+	const char *file;	/* --file; NULL: STATS_PATH */
 	const char *trace;	/* --from-trace */
 };
 
@@ -118,11 +116,11 @@ static void usage(FILE *f)
 	      "                         one line per afa_order_change or afa_stream event:\n"
 	      "                         time class slot node core dev ino order event\n"
 	      "  -h, --help             this text\n"
-	      "Without -f, reads /sys/kernel/debug/autofaultaround/stats (root only) and\n"
+	      "Without -f, reads /proc/autofaultaround/stats (root only) and\n"
 	      "shows its header and cost fields, the class table, ordered by class then\n"
 	      "domain, and the stream table of files.\n"
 	      "Exit status: 0 ok, 1 error, 2 usage, 3 module not loaded,\n"
-	      "4 debugfs not mounted, 5 permission denied.\n", f);
+	      "4 /proc not mounted, 5 permission denied.\n", f);
 }
 
 /* A decimal number, as the stats file and JSON write it: -?D+(.D+)? */
@@ -193,57 +191,29 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		fatal(EXIT_USAGE, "--watch cannot read standard input again");
 }
 
-/* Where debugfs is mounted, /sys/kernel/debug first; NULL: nowhere. */
-static char *debugfs_mount(void)
-{
-	struct mntent *m;
-	char *dir = NULL;
-	FILE *f;
-
-	f = setmntent("/proc/mounts", "r");
-	if (!f)		/* no /proc: assume the usual place */
-		return strdup(DEBUGFS_DIR);
-	while ((m = getmntent(f))) {
-		if (strcmp(m->mnt_type, "debugfs"))
-			continue;
-		if (!dir || !strcmp(m->mnt_dir, DEBUGFS_DIR)) {
-			free(dir);
-			dir = strdup(m->mnt_dir);
-		}
-	}
-	endmntent(f);
-	return dir;
-}
-
 /*
  * Open the module's stats file, or say in one line what is missing and
  * how to get it.
  */
-static int open_debugfs_stats(char **path)
+static int open_proc_stats(void)
 {
-	char *dir;
 	int fd;
 
 	if (access(MODULE_DIR, F_OK))
 		fatal(EXIT_NO_MODULE, "autofaultaround is not loaded (no %s): load it with 'modprobe autofaultaround'",
 		      MODULE_DIR);
-	dir = debugfs_mount();
-	if (!dir)
-		fatal(EXIT_NO_DEBUGFS, "debugfs is not mounted: mount it with 'mount -t debugfs none %s'",
-		      DEBUGFS_DIR);
-	if (asprintf(path, "%s/%s", dir, STATS_FILE) < 0)
-		fatal(EXIT_ERR, "out of memory");
-	free(dir);
-	fd = open(*path, O_RDONLY);
+	if (access("/proc/self", F_OK))
+		fatal(EXIT_NO_PROC, "/proc is not mounted: mount it with 'mount -t proc proc /proc'");
+	fd = open(STATS_PATH, O_RDONLY);
 	if (fd >= 0)
 		return fd;
 	if (errno == EACCES || errno == EPERM)
 		fatal(EXIT_PERM, "%s: %s: the statistics are root-only, run afa-stat as root",
-		      *path, strerror(errno));
+		      STATS_PATH, strerror(errno));
 	if (errno == ENOENT)
 		fatal(EXIT_ERR, "%s: no such file: the module is loaded but shows no statistics, see 'dmesg | grep autofaultaround'",
-		      *path);
-	fatal(EXIT_ERR, "%s: %s", *path, strerror(errno));
+		      STATS_PATH);
+	fatal(EXIT_ERR, "%s: %s", STATS_PATH, strerror(errno));
 }
 
 /* The whole of fd, NUL-terminated; the stats file's size is not known. */
@@ -676,13 +646,12 @@ static void print_json(const struct stats *st)
 static void show_stats(const struct opts *o)
 {
 	const char *name = o->file;
-	char *path = NULL;
 	struct stats st;
 	int fd;
 
 	if (!o->file) {
-		fd = open_debugfs_stats(&path);
-		name = path;
+		fd = open_proc_stats();
+		name = STATS_PATH;
 	} else if (!strcmp(o->file, "-")) {
 		fd = STDIN_FILENO;
 		name = "<stdin>";
@@ -700,7 +669,6 @@ static void show_stats(const struct opts *o)
 	else
 		print_text(&st);
 	free_stats(&st);
-	free(path);
 }
 
 static void sleep_s(double s)

@@ -96,7 +96,7 @@ small_folios() {
 	afa-small-folios "$@" || echo "FAIL: afa-small-folios $*"
 }
 
-STATS=/sys/kernel/debug/autofaultaround/stats
+STATS=/proc/autofaultaround/stats
 
 # stat_col CLASS COLUMN: a column of node 0's row of CLASS in the stats
 # file, by the name in its header line.

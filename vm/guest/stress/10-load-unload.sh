@@ -61,7 +61,7 @@ for hold in $holds; do
 done
 t=$(elapsed)
 stop_loads "load/unload"
-echo "stress: load/unload: $i of $stress_loads cycles in ${t}s (modprobe $((load_cs / 100))s, rmmod $((unload_cs / 100))s in all), rmmod retried $RMMOD_RETRIES times while the stats file was open"
+echo "stress: load/unload: $i of $stress_loads cycles in ${t}s (modprobe $((load_cs / 100))s, rmmod $((unload_cs / 100))s in all), rmmod retried $RMMOD_RETRIES times while the module was in use"
 check "load/unload: $i of $stress_loads cycles ran, every modprobe succeeded ($load_fail failed)" \
 	test "$load_fail" = 0 -a "$i" = "$stress_loads"
 check "load/unload: every rmmod succeeded ($unload_fail failed)" test "$unload_fail" = 0
