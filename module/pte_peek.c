@@ -45,6 +45,7 @@ static void afa_pte_table_read(struct afa_pte_table *t, struct vm_fault *vmf)
 	    pmd_bad(pmdval))
 		return;
 	t->pmdval = pmdval;
+	t->cow = !(vmf->vma->vm_flags & VM_SHARED);
 	t->state = AFA_PTE_TABLE;
 }
 
@@ -55,17 +56,26 @@ static void afa_pte_table_read(struct afa_pte_table *t, struct vm_fault *vmf)
  * @vmf:	the fault in progress, from filemap_map_pages()'s arguments
  * @addr:	a user address in the same PMD as @vmf->address
  *
- * Return: true when its PTE is present; false also when there is no PTE
- * table yet, the PMD is huge, or @addr lies in another table.
+ * A private mapping's dirty PTE does not count: fault-around maps a
+ * private file's pages clean and read-only, so a dirty one is the
+ * anonymous copy a write fault made (COW), which no read window mapped
+ * and no larger one would have saved (20-learning, "written ends").
+ *
+ * Return: true when its PTE is present, and clean in a private mapping;
+ * false also when there is no PTE table yet, the PMD is huge, or @addr
+ * lies in another table.
  */
 bool afa_pte_mapped(struct afa_pte_table *t, struct vm_fault *vmf,
 		    unsigned long addr)
 {
+	pte_t pte;
+
 	if ((addr & PMD_MASK) != (vmf->address & PMD_MASK))
 		return false;
 	if (t->state == AFA_PTE_UNREAD)
 		afa_pte_table_read(t, vmf);
 	if (t->state != AFA_PTE_TABLE)
 		return false;
-	return pte_present(ptep_get(pte_offset_kernel(&t->pmdval, addr)));
+	pte = ptep_get(pte_offset_kernel(&t->pmdval, addr));
+	return pte_present(pte) && !(t->cow && pte_dirty(pte));
 }

@@ -15,10 +15,12 @@ struct vm_fault;
  * @pmdval:	the PMD's value, read locklessly at the first question
  * @state:	AFA_PTE_UNREAD, then AFA_PTE_TABLE or AFA_PTE_NONE (no PTE
  *		table: none, huge, bad, or HIGHPTE)
+ * @cow:	a private mapping: a dirty PTE is a write's anonymous copy
  */
 struct afa_pte_table {
 	pmd_t pmdval;
 	u8 state;
+	bool cow;
 };
 
 enum { AFA_PTE_UNREAD, AFA_PTE_TABLE, AFA_PTE_NONE };

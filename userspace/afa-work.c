@@ -28,12 +28,13 @@
 #define AFA_PROG "afa-work"
 #include "afa-util.h"
 
-enum pattern { PAT_SEQ, PAT_RAND, PAT_STRIDE, PAT_HOLES };
+enum pattern { PAT_SEQ, PAT_RAND, PAT_STRIDE, PAT_HOLES, PAT_ENDS };
 
 /* A phase: one access pattern, repeated over fresh mappings (-k: one). */
 struct phase {
 	enum pattern pattern;
 	unsigned int passes;	/* mmap, touch, hold, munmap; this often */
+	size_t stride;		/* -s: bytes between touches; a block's size */
 };
 
 #define MAX_PHASES	8
@@ -41,7 +42,7 @@ struct phase {
 struct opts {
 	struct phase phase[MAX_PHASES];
 	unsigned int nr_phases;
-	size_t stride;		/* bytes between touches, PAT_STRIDE; block, PAT_HOLES */
+	size_t stride;		/* -s, for the phases that follow */
 	size_t run;		/* pages touched at each stride, PAT_STRIDE */
 	size_t length;		/* bytes of FILE to map; 0: all of it */
 	int advice;		/* madvise() advice for the whole mapping */
@@ -51,6 +52,8 @@ struct opts {
 	unsigned int threads;	/* threads sharing each pass */
 	int mapped;		/* report the pages the touches mapped */
 	int keep;		/* one mapping for every phase and pass */
+	int writes;		/* a phase writes (ends): map read-write */
+	size_t align;		/* -A: map at an address aligned to it; 0: any */
 	const char *path;
 };
 
@@ -67,6 +70,7 @@ static const struct option long_opts[] = {
 	{ "threads", required_argument, NULL, 't' },
 	{ "mapped", no_argument, NULL, 'm' },
 	{ "keep", no_argument, NULL, 'k' },
+	{ "align", required_argument, NULL, 'A' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -74,14 +78,18 @@ static const struct option long_opts[] = {
 static void usage(FILE *f)
 {
 	fputs("usage: afa-work [options] FILE\n"
-	      "  -p, --pattern seq|rand|stride|holes  page order of the touches (seq);\n"
-	      "                       each -p starts a new phase, up to 8; holes: in\n"
-	      "                       each block of --stride bytes (aligned in the\n"
-	      "                       address space) touch the first page of its\n"
-	      "                       second half, MADV_DONTNEED the block's other\n"
-	      "                       pages, touch its first page, then its last\n"
+	      "  -p, --pattern seq|rand|stride|holes|ends  page order of the touches\n"
+	      "                       (seq); each -p starts a new phase, up to 8;\n"
+	      "                       holes: in each block of --stride bytes (aligned\n"
+	      "                       in the address space) touch the first page of\n"
+	      "                       its second half, MADV_DONTNEED the block's other\n"
+	      "                       pages, touch its first page, then its last;\n"
+	      "                       ends: write the first and last page of each\n"
+	      "                       such block (private mappings: their copies)\n"
 	      "  -n, --passes N       passes of the current phase (1)\n"
-	      "  -s, --stride BYTES   distance between touches for stride (2097152)\n"
+	      "  -s, --stride BYTES   distance between touches for stride, a block's\n"
+	      "                       size for holes and ends (2097152); for the\n"
+	      "                       current phase and those after it\n"
 	      "  -R, --run PAGES      pages touched in a row at each stride (1)\n"
 	      "  -l, --length BYTES   map only the first BYTES of FILE, whole pages (all)\n"
 	      "  -a, --advise normal|seq|rand   madvise() the mapping (normal)\n"
@@ -92,8 +100,11 @@ static void usage(FILE *f)
 	      "  -m, --mapped         also report the pages the touches mapped\n"
 	      "  -k, --keep           one mapping for every phase and pass, unmapped\n"
 	      "                       at the end: a pattern that changes in a mapping\n"
-	      "Each pass maps FILE read-only (at the address of the previous pass\n"
-	      "when free), reads one byte per touched page, holds the mapping and\n"
+	      "  -A, --align BYTES    map at an address aligned to BYTES, a power of\n"
+	      "                       two (any: where the kernel puts it)\n"
+	      "Each pass maps FILE read-only (read-write with ends; at the address\n"
+	      "of the previous pass when free), reads one byte per touched page\n"
+	      "(ends: writes), holds the mapping and\n"
 	      "unmaps it, then prints: phase=N pass=N pages=N minflt=N ns=N\n"
 	      "migrations=N, and with -m mapped=N\n"
 	      "minflt counts the whole process (getrusage RUSAGE_SELF); ns is the\n"
@@ -112,6 +123,8 @@ static enum pattern parse_pattern(const char *s)
 		return PAT_STRIDE;
 	if (!strcmp(s, "holes"))
 		return PAT_HOLES;
+	if (!strcmp(s, "ends"))
+		return PAT_ENDS;
 	fatal("unknown pattern '%s'", s);
 }
 
@@ -119,7 +132,8 @@ static void add_phase(struct opts *o, const char *pattern)
 {
 	if (o->nr_phases == MAX_PHASES)
 		fatal("at most %d phases", MAX_PHASES);
-	o->phase[o->nr_phases++] = (struct phase){ parse_pattern(pattern), 1 };
+	o->phase[o->nr_phases++] = (struct phase){ parse_pattern(pattern), 1,
+						   o->stride };
 }
 
 static void parse_opts(int argc, char **argv, struct opts *o)
@@ -128,7 +142,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 
 	*o = (struct opts){ .stride = 2 << 20, .run = 1, .advice = MADV_NORMAL,
 			    .seed = 1, .threads = 1 };
-	while ((c = getopt_long(argc, argv, "p:n:s:R:l:a:Sr:H:t:mkh", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "p:n:s:R:l:a:Sr:H:t:mkA:h", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			add_phase(o, optarg);
@@ -141,6 +155,8 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 			break;
 		case 's':
 			o->stride = parse_ulong_range(optarg, "stride", 0, ULONG_MAX);
+			if (o->nr_phases)
+				o->phase[o->nr_phases - 1].stride = o->stride;
 			break;
 		case 'R':
 			o->run = parse_ulong_range(optarg, "run", 1, ULONG_MAX);
@@ -177,6 +193,11 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 			break;
 		case 'k':
 			o->keep = 1;
+			break;
+		case 'A':
+			o->align = parse_ulong_range(optarg, "alignment", 1, ULONG_MAX);
+			if (o->align & (o->align - 1))
+				fatal("alignment %zu is not a power of two", o->align);
 			break;
 		case 'h':
 			usage(stdout);
@@ -358,6 +379,25 @@ static size_t touch_holes(const volatile char *map, size_t len,
 	return n;
 }
 
+/*
+ * PAT_ENDS, one thread: write the first and the last page of each block
+ * of @stride bytes, aligned as touch_holes()'s.  In a private mapping
+ * each write makes an anonymous copy (COW): present, dirty PTEs that no
+ * window mapped and a larger read window would not have saved.
+ * Return: the pages written.
+ */
+static size_t touch_ends(volatile char *map, size_t len, size_t stride,
+			 size_t page)
+{
+	size_t b = (stride - (uintptr_t)map % stride) % stride, n = 0;
+
+	for (; b + stride <= len; b += stride, n += 2) {
+		map[b] = 1;
+		map[b + stride - page] = 1;
+	}
+	return n;
+}
+
 /* All threads make the pass's touches; the caller is thread 0. */
 static void run_job(void)
 {
@@ -400,15 +440,37 @@ static void stop_threads(void)
 		pthread_barrier_wait(&job_start);
 }
 
-/* Map @len bytes of FILE read-only, at @hint when free, and advise it. */
+/*
+ * Map @len bytes of FILE read-only (read-write where a phase writes), at
+ * @hint when free, or aligned to -A's bytes, and advise it.
+ */
 static void *map_file(const struct opts *o, int fd, size_t len, void *hint)
 {
+	int prot = PROT_READ | (o->writes ? PROT_WRITE : 0);
+	int flags = o->shared ? MAP_SHARED : MAP_PRIVATE;
+	char *res = NULL, *at;
 	void *map;
 
-	map = mmap(hint, len, PROT_READ, o->shared ? MAP_SHARED : MAP_PRIVATE,
-		   fd, 0);
+	if (o->align) {
+		/* reserve room for an aligned start, map there, trim the rest */
+		res = mmap(NULL, len + o->align, PROT_NONE,
+			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (res == MAP_FAILED)
+			fatal("mmap %zu bytes to align to %zu: %s", len + o->align,
+			      o->align, strerror(errno));
+		at = res + (o->align - (uintptr_t)res % o->align) % o->align;
+		hint = at;
+		flags |= MAP_FIXED;
+	}
+	map = mmap(hint, len, prot, flags, fd, 0);
 	if (map == MAP_FAILED)
 		fatal("mmap %s: %s", o->path, strerror(errno));
+	if (res) {
+		at = map;
+		if (at > res)
+			munmap(res, at - res);
+		munmap(at + len, res + len + o->align - (at + len));
+	}
 	if (madvise(map, len, o->advice))
 		fatal("madvise: %s", strerror(errno));
 	return map;
@@ -424,6 +486,7 @@ static void *run_pass(const struct opts *o, int fd, size_t len, void *hint,
 {
 	long long mig0, mig1;
 	enum pattern pattern = o->phase[phase].pattern;
+	size_t stride = o->phase[phase].stride;
 	size_t page = sysconf(_SC_PAGESIZE), touched;
 	long flt0, flt1;
 	uint64_t t0, t1;
@@ -432,12 +495,12 @@ static void *run_pass(const struct opts *o, int fd, size_t len, void *hint,
 	map = kept ? kept : map_file(o, fd, len, hint);
 	job.map = map;
 	job.idx = pattern == PAT_RAND ? rand_idx : NULL;
-	job.step = pattern == PAT_STRIDE ? o->stride : page;
+	job.step = pattern == PAT_STRIDE ? stride : page;
 	job.run = pattern == PAT_STRIDE ? o->run : 1;
 	job.page = page;
 	job.nr = pattern == PAT_STRIDE ?
-		 len / o->stride * o->run +
-		 (len % o->stride ? min_size(o->run, len % o->stride / page) : 0) :
+		 len / stride * o->run +
+		 (len % stride ? min_size(o->run, len % stride / page) : 0) :
 		 len / page;
 	touched = job.nr;
 
@@ -445,7 +508,9 @@ static void *run_pass(const struct opts *o, int fd, size_t len, void *hint,
 	flt0 = minflt_now();
 	t0 = now_ns();
 	if (pattern == PAT_HOLES)
-		touched = touch_holes(map, len, o->stride, page);
+		touched = touch_holes(map, len, stride, page);
+	else if (pattern == PAT_ENDS)
+		touched = touch_ends(map, len, stride, page);
 	else
 		run_job();
 	t1 = now_ns();
@@ -466,6 +531,27 @@ static void *run_pass(const struct opts *o, int fd, size_t len, void *hint,
 	return map;
 }
 
+/* Refuse a phase that cannot run as asked, in one line. */
+static void check_phase(struct opts *o, const struct phase *ph, size_t page)
+{
+	if (ph->stride < page)
+		fatal("stride %zu is below the page size %zu", ph->stride, page);
+	if (ph->pattern == PAT_STRIDE && o->run > ph->stride / page)
+		fatal("run of %zu pages is longer than the stride %zu", o->run,
+		      ph->stride);
+	if (ph->pattern != PAT_HOLES && ph->pattern != PAT_ENDS)
+		return;
+	if (o->threads > 1)
+		fatal("the holes and ends patterns run in one thread");
+	if (ph->stride % (2 * page))
+		fatal("stride %zu for holes or ends is not a multiple of two pages (%zu)",
+		      ph->stride, 2 * page);
+	if (ph->pattern == PAT_ENDS && o->shared)
+		fatal("the ends pattern writes: not with --shared, which would write FILE");
+	if (ph->pattern == PAT_ENDS)
+		o->writes = 1;
+}
+
 int main(int argc, char **argv)
 {
 	size_t page = sysconf(_SC_PAGESIZE);
@@ -477,20 +563,8 @@ int main(int argc, char **argv)
 	int fd, mig_fd;
 
 	parse_opts(argc, argv, &o);
-	if (o.stride < page)
-		fatal("stride %zu is below the page size %zu", o.stride, page);
-	if (o.run > o.stride / page)
-		fatal("run of %zu pages is longer than the stride %zu", o.run,
-		      o.stride);
-	for (phase = 0; phase < o.nr_phases; phase++) {
-		if (o.phase[phase].pattern != PAT_HOLES)
-			continue;
-		if (o.threads > 1)
-			fatal("the holes pattern runs in one thread");
-		if (o.stride % (2 * page))
-			fatal("stride %zu for holes is not a multiple of two pages (%zu)",
-			      o.stride, 2 * page);
-	}
+	for (phase = 0; phase < o.nr_phases; phase++)
+		check_phase(&o, &o.phase[phase], page);
 	fd = open(o.path, O_RDONLY);
 	if (fd < 0 || fstat(fd, &st))
 		fatal("%s: %s", o.path, strerror(errno));

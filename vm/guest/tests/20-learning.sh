@@ -517,6 +517,36 @@ check "fast above: its scans map its window ($flt faults for 4 x 4096 at order 2
 check "fast above: ... and most of them take the fast path ($dfast of $flt: more than half)" \
 	test $((dfast * 2)) -gt "$flt"
 
+# Written ends (pte_peek.c): in a private mapping, a written page is an
+# anonymous copy, a present PTE no window mapped.  Twelve fresh processes
+# each write the first and last page of every 16-page block of a 64 MiB
+# file, then read the page after every 256th (64 reads a process, each
+# alone in its 1 MiB, next to a written page; the mapping 2 MiB-aligned,
+# -A, as THP aligns it but not on PREEMPT_RT, so that the reads' pages
+# and the blocks align): order 0 is their window.
+# Counted as mapped, the written page next to each read was the other
+# half of order 1's window, there already: a trial at order 0 never
+# started, every read counted as a hit of one left out, and the stream
+# held at order 1 (eight processes, run: order 1 after 448 faults).  A dirty PTE in a
+# private mapping does not count, and the stream comes down to order 0.
+cow=/mnt/cow64
+make_file $cow 64
+small_folios $cow
+i=0
+while [ $i -lt 12 ]; do
+	afa-work -k -A 2097152 -p ends -s $((16 * pg)) \
+		-p stride -s $((256 * pg)) -R 2 $cow >/tmp/cow.out
+	i=$((i + 1))
+done
+wait_periods 2
+ci=$(fid $cow)
+cord=$(stream_class_col "$ci" private order)
+cflt=$(stream_file_sum "$ci" private faults)
+echo "written ends: the private stream at order $cord after $cflt faults; last process: $(tr '\n' ' ' </tmp/cow.out)"
+check "written ends: a sparse reader next to written pages of a private mapping comes to order 0 (order $cord after $cflt faults)" \
+	test "$cord" = 0 -a "${cflt:-0}" -ge 256
+rm -f $cow
+
 # MADV_RANDOM's ceiling holds against a min_order above it, wherever an
 # order is set outright (a rebound, a new stream, the class states at
 # load): with min_order 5 the rand stream of the scan above stays at 4
