@@ -10,10 +10,10 @@
  * kernel WARN (full_proxy_open() in fs/debugfs/file.c: "debugfs file
  * owner did not clean up at exit"; seen in the stress suite's
  * load-unload loop).  A proc_create_single() file's operations are the
- * kernel's own, and remove_proc_entry() waits for reads in progress and
- * closes the files still open, so no read can reach the module once it
- * is gone.  /proc also needs no debugfs mount, and lockdown leaves it
- * alone.
+ * kernel's own, and proc_remove() waits for reads in progress and closes
+ * the files still open, so no read can reach the module once it is gone
+ * (rmmod waits for a read in progress, as for any /proc file).  /proc
+ * also needs no debugfs mount, and lockdown leaves it alone.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

@@ -192,6 +192,26 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 }
 
 /*
+ * The stats file went away under a read (EIO) or an open (ENOENT): the
+ * module unloading, or loading.  Say so and exit 3 if it is not live.
+ */
+static void fatal_if_not_live(void)
+{
+	FILE *f = fopen(MODULE_DIR "/initstate", "r");
+	char state[16] = "";
+
+	if (!f)
+		fatal(EXIT_NO_MODULE, "autofaultaround was unloaded while afa-stat read its statistics");
+	if (!fgets(state, sizeof(state), f))
+		state[0] = '\0';
+	fclose(f);
+	state[strcspn(state, "\n")] = '\0';
+	if (strcmp(state, "live"))
+		fatal(EXIT_NO_MODULE, "autofaultaround is %s, not live: its statistics come and go with it",
+		      state[0] ? state : "in an unknown state");
+}
+
+/*
  * Open the module's stats file, or say in one line what is missing and
  * how to get it.
  */
@@ -210,9 +230,11 @@ static int open_proc_stats(void)
 	if (errno == EACCES || errno == EPERM)
 		fatal(EXIT_PERM, "%s: %s: the statistics are root-only, run afa-stat as root",
 		      STATS_PATH, strerror(errno));
-	if (errno == ENOENT)
+	if (errno == ENOENT) {
+		fatal_if_not_live();
 		fatal(EXIT_ERR, "%s: no such file: the module is loaded but shows no statistics, see 'dmesg | grep autofaultaround'",
 		      STATS_PATH);
+	}
 	fatal(EXIT_ERR, "%s: %s", STATS_PATH, strerror(errno));
 }
 
@@ -229,6 +251,8 @@ static char *read_all(int fd, const char *name)
 			buf = xrealloc(buf, cap, 1);
 		}
 		n = read(fd, buf + len, cap - len - 1);
+		if (n < 0 && errno == EIO && !strcmp(name, STATS_PATH))
+			fatal_if_not_live();
 		if (n < 0 && errno != EINTR)
 			fatal(EXIT_ERR, "%s: %s", name, strerror(errno));
 		if (n > 0)

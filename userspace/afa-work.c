@@ -448,15 +448,19 @@ static void *map_file(const struct opts *o, int fd, size_t len, void *hint)
 {
 	int prot = PROT_READ | (o->writes ? PROT_WRITE : 0);
 	int flags = o->shared ? MAP_SHARED : MAP_PRIVATE;
+	size_t page = sysconf(_SC_PAGESIZE);
+	/* whole pages: @len is the file's size without -l */
+	size_t span = (len + page - 1) / page * page;
+	size_t res_len = span + (o->align > page ? o->align : page);
 	char *res = NULL, *at;
 	void *map;
 
 	if (o->align) {
 		/* reserve room for an aligned start, map there, trim the rest */
-		res = mmap(NULL, len + o->align, PROT_NONE,
+		res = mmap(NULL, res_len, PROT_NONE,
 			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (res == MAP_FAILED)
-			fatal("mmap %zu bytes to align to %zu: %s", len + o->align,
+			fatal("mmap %zu bytes to align to %zu: %s", res_len,
 			      o->align, strerror(errno));
 		at = res + (o->align - (uintptr_t)res % o->align) % o->align;
 		hint = at;
@@ -467,9 +471,11 @@ static void *map_file(const struct opts *o, int fd, size_t len, void *hint)
 		fatal("mmap %s: %s", o->path, strerror(errno));
 	if (res) {
 		at = map;
-		if (at > res)
-			munmap(res, at - res);
-		munmap(at + len, res + len + o->align - (at + len));
+		if ((at > res && munmap(res, at - res)) ||
+		    (res + res_len > at + span &&
+		     munmap(at + span, res + res_len - (at + span))))
+			fatal("munmap of the alignment's reservation: %s",
+			      strerror(errno));
 	}
 	if (madvise(map, len, o->advice))
 		fatal("madvise: %s", strerror(errno));
@@ -543,8 +549,9 @@ static void check_phase(struct opts *o, const struct phase *ph, size_t page)
 		return;
 	if (o->threads > 1)
 		fatal("the holes and ends patterns run in one thread");
-	if (ph->stride % (2 * page))
-		fatal("stride %zu for holes or ends is not a multiple of two pages (%zu)",
+	/* blocks align as windows do: a power of two of pages */
+	if (ph->stride < 2 * page || ph->stride & (ph->stride - 1))
+		fatal("stride %zu for holes or ends is not a power of two of at least two pages (%zu)",
 		      ph->stride, 2 * page);
 	if (ph->pattern == PAT_ENDS && o->shared)
 		fatal("the ends pattern writes: not with --shared, which would write FILE");

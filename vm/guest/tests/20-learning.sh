@@ -527,8 +527,9 @@ check "fast above: ... and most of them take the fast path ($dfast of $flt: more
 # Counted as mapped, the written page next to each read was the other
 # half of order 1's window, there already: a trial at order 0 never
 # started, every read counted as a hit of one left out, and the stream
-# held at order 1 (eight processes, run: order 1 after 448 faults).  A dirty PTE in a
-# private mapping does not count, and the stream comes down to order 0.
+# held at order 1 (run, eight processes: order 1 after 448 of their 512
+# reads counted in the stream).  A dirty PTE in a private mapping does
+# not count, and the stream comes down to order 0.
 cow=/mnt/cow64
 make_file $cow 64
 small_folios $cow
