@@ -175,6 +175,7 @@ phase userspace make -s userspace
 phase afa-stat-test userspace/tests/afa-stat-test.sh
 phase kver-test scripts/kver-test.sh
 phase checkpatch scripts/checkpatch.sh
+phase sh-syntax scripts/sh-syntax.sh
 phase doc-logs scripts/doc-logs.sh
 KNOTE="ppc64le_defconfig of linux-source-$AFA_SRC_SERIES" phase cross-ppc64le scripts/cross-build.sh
 KNOTE="UML, linux-source-$AFA_SRC_SERIES" phase kunit scripts/kunit.sh
