@@ -95,9 +95,43 @@ undo() {
 		echo "$SAVE" >/proc/sys/vm/overcommit_memory
 		;;
 	hugetlb_madv_vs_map)
-		echo $NR_HUGEPAGES >/proc/sys/vm/nr_hugepages
+		pool_refill
 		;;
 	esac
+}
+
+hp() {
+	awk -v k="HugePages_$1:" '$1 == k { print $2 }' /proc/meminfo
+}
+
+# pool_refill: the huge page pool back to NR_HUGEPAGES pages.  Growing
+# it needs free 2 MiB blocks; after minutes of selftests the memory may
+# be too fragmented for that without dropping the page cache and a
+# compaction first, which are tried three times.
+pool_refill() {
+	n=0
+	while :; do
+		echo $NR_HUGEPAGES >/proc/sys/vm/nr_hugepages
+		if [ "$(hp Total)" -ge $NR_HUGEPAGES ] || [ $n = 3 ]; then
+			[ $n = 0 ] || echo "selftests: huge page pool: $(hp Total) of $NR_HUGEPAGES pages after $n compactions"
+			return 0
+		fi
+		n=$((n + 1))
+		echo 3 >/proc/sys/vm/drop_caches
+		echo 1 >/proc/sys/vm/compact_memory
+	done
+}
+
+# pool_check NAME: before a selftest, the pool is whole and free.  A
+# short pool changes the hugetlb cases' results whatever the module does
+# (gup_longterm's MAP_PRIVATE cases skip: "need more free huge pages"),
+# so it is refilled, and a pool still short, or pages of it still in
+# use (a selftest before left a hugetlb file or segment), fail the run.
+pool_check() {
+	[ "$(hp Total)" = $NR_HUGEPAGES ] || pool_refill
+	tot=$(hp Total) free=$(hp Free)
+	[ "$tot" = $NR_HUGEPAGES ] && [ "$free" = $NR_HUGEPAGES ] && return 0
+	fail "selftests: $RUN: before $1, the huge page pool is $free free of $tot, not $NR_HUGEPAGES"
 }
 
 selected() {
@@ -121,6 +155,11 @@ result() {
 	echo "$r rc=$2 ${tot:-no-totals} notok=$(grep -c '^not ok ' "$1")/$nfail"
 }
 
+# cases FILE: the selftest's case results, numbers stripped
+cases() {
+	grep -E '^(not )?ok [0-9]' "$1" | sed -E 's/^(not )?ok [0-9]+ */\1ok /'
+}
+
 # t NAME TIMEOUT COMMAND...: run one selftest in the current run
 t() {
 	name=$1
@@ -128,6 +167,7 @@ t() {
 	shift 2
 	selected "$name" || return 0
 	o=$OUT/$RUN/$name
+	pool_check "$name"
 	setup "$name"
 	rm -rf "$WORK"
 	mkdir -p "$WORK"
@@ -161,7 +201,12 @@ t() {
 		pass "selftests: $name: same result with the module ($RUN) as without (${res%% *}, ${res#* })"
 	else
 		fail "selftests: $name: with the module ($RUN): $res; without: $base"
-		grep -E '^(not ok|# (FAIL|ERROR))' "$o.out" | head -n 10 | sed "s/^/selftest: $RUN $name: /"
+		# the cases that ended otherwise than in the baseline (skips
+		# too: a skip's reason is on its line), numbers stripped
+		cases $OUT/none/$name.out >"$o.base"
+		cases "$o.out" | grep -vxF -f "$o.base" | head -n 10 |
+			sed "s/^/selftest: $RUN $name: not in the baseline: /"
+		echo "selftest: $RUN $name: huge pages $(hp Free) free of $(hp Total)"
 	fi
 }
 
