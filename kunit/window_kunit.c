@@ -159,8 +159,8 @@ static const struct gap_case gap_cases[] = {
 	{ "whole_table", POS_FREE, 9, true, 1256, 1511 },
 	/* [1003, 1018] less [1003, 1010] */
 	{ "clamped_by_vma_start", POS_VMA_START, 4, true, 1011, 1018 },
-	/* [1003, 1010] less [1004, 1007]: two parts; the gap is the upper */
-	{ "vma_start_cuts_both_ends", POS_VMA_START, 3, true, 1008, 1010 },
+	/* [1003, 1010] less [1004, 1007]: two parts, no one gap, no trial */
+	{ "vma_start_cuts_both_ends", POS_VMA_START, 3, false },
 	/* [1000, 1008] less [1000, 1007]: one page is left out */
 	{ "clamped_by_vma_end", POS_VMA_END, 4, true, 1008, 1008 },
 	/* [2032, 2047] less [2040, 2047] */
@@ -191,10 +191,10 @@ static void afa_window_gap_table(struct kunit *test)
 
 /*
  * Over the sweep: the gap is inside the window of the order, outside
- * the window of one order less and next to it; where the two windows
- * share an end, the two together are the window, and where the VMA
- * start cuts both, the gap is the part above.  There is no gap exactly
- * when clamping makes the two windows equal.
+ * the window of one order less and next to it, and the two together are
+ * the window.  There is a gap exactly when the two windows share one end
+ * and not the other: none where clamping makes them equal, none where
+ * the VMA start cuts the smaller at both ends.
  */
 static void afa_window_check_gap(struct kunit *test,
 				 const struct afa_fault_pos *pos,
@@ -208,7 +208,7 @@ static void afa_window_check_gap(struct kunit *test,
 	afa_window(pos, order - 1, &half_start, &half_end);
 	same_start = start == half_start;
 	same_end = end == half_end;
-	KUNIT_ASSERT_EQ(test, ok, !same_start || !same_end);
+	KUNIT_ASSERT_EQ(test, ok, same_start != same_end);
 	if (!ok)
 		return;
 	KUNIT_ASSERT_LE(test, gap_start, gap_end);
@@ -216,13 +216,8 @@ static void afa_window_check_gap(struct kunit *test,
 	KUNIT_ASSERT_LE(test, gap_end, end);
 	KUNIT_ASSERT_TRUE(test, gap_end + 1 == half_start ||
 			  gap_start == half_end + 1);
-	if (same_start || same_end) {
-		KUNIT_ASSERT_EQ(test, end - start - (half_end - half_start),
-				gap_end - gap_start + 1);
-	} else {
-		KUNIT_ASSERT_EQ(test, gap_start, half_end + 1);
-		KUNIT_ASSERT_EQ(test, gap_end, end);
-	}
+	KUNIT_ASSERT_EQ(test, end - start - (half_end - half_start),
+			gap_end - gap_start + 1);
 }
 
 static void afa_window_gap_between_orders(struct kunit *test)
@@ -309,8 +304,8 @@ static void afa_window_buddy_between_orders(struct kunit *test)
 
 /*
  * Over the sweep: what the probe asks of the windows computed once (the
- * growth test's buddy, the trial test's half, the trial's gap, the
- * window applied) is what the per-order functions answer.
+ * growth test's buddy, the trial's gap and the page of it the trial test
+ * reads, the window applied) is what the per-order functions answer.
  */
 static void afa_windows_check_one(struct kunit *test,
 				  const struct afa_fault_pos *pos,
@@ -329,19 +324,20 @@ static void afa_windows_check_one(struct kunit *test,
 	KUNIT_ASSERT_EQ(test, w.end[0], end);
 
 	ok = afa_window_buddy(pos, order, &a);
-	KUNIT_ASSERT_EQ(test, afa_windows_buddy(&w, 1, &b), ok);
-	if (ok)
-		KUNIT_ASSERT_EQ(test, a, b);
-	ok = order && afa_window_buddy(pos, order - 1, &a);
-	KUNIT_ASSERT_EQ(test, afa_windows_buddy(&w, 0, &b), ok);
+	KUNIT_ASSERT_EQ(test, afa_windows_buddy(&w, &b), ok);
 	if (ok)
 		KUNIT_ASSERT_EQ(test, a, b);
 	ok = afa_window_gap(pos, order, &a, &b);
 	KUNIT_ASSERT_EQ(test, afa_windows_gap(&w, &c, &d), ok);
-	if (ok) {
-		KUNIT_ASSERT_EQ(test, a, c);
-		KUNIT_ASSERT_EQ(test, b, d);
-	}
+	KUNIT_ASSERT_EQ(test, afa_windows_near(&w, &start), ok);
+	if (!ok)
+		return;
+	KUNIT_ASSERT_EQ(test, a, c);
+	KUNIT_ASSERT_EQ(test, b, d);
+	/* the near page: the gap's page next to the trial's window */
+	KUNIT_ASSERT_TRUE(test, start == a || start == b);
+	KUNIT_ASSERT_TRUE(test, start == w.end[0] + 1 ||
+			  start + 1 == w.start[0]);
 }
 
 static void afa_windows_once_as_per_order(struct kunit *test)

@@ -32,10 +32,11 @@
  *		@order - 1 does not map
  * @gap_end:	last such page
  *
- * The two windows share an end unless clamping cuts both; the gap is then
- * the part above the fault.
+ * The two windows share an end unless the VMA's start cuts the smaller at
+ * both; there is no gap then (afa_gap()).
  *
- * Return: false when the two windows are the same (no trial possible).
+ * Return: false when the two windows are the same, or share no end (no
+ * trial possible).
  */
 bool afa_window_gap(const struct afa_fault_pos *pos, unsigned int order,
 		    u64 *gap_start, u64 *gap_end)

@@ -93,10 +93,18 @@ static inline void afa_windows(const struct afa_fault_pos *pos,
 			   &w->end[i]);
 }
 
-/* The gap between a window and the one of one order less inside it. */
+/*
+ * The gap between a window and the one of one order less inside it, where
+ * the two share an end.  A window the VMA's start slid up (the first 2^n
+ * pages of a VMA not aligned in its page table: ELF segments) may cut the
+ * smaller one at both ends: no single part is what the smaller leaves
+ * out, and no trial is taken there.
+ */
 static inline bool afa_gap(u64 start, u64 end, u64 half_start,
 			   u64 half_end, u64 *gap_start, u64 *gap_end)
 {
+	if (start < half_start && half_end < end)
+		return false;
 	if (half_end < end) {
 		*gap_start = half_end + 1;
 		*gap_end = end;
@@ -117,13 +125,30 @@ static inline bool afa_gap(u64 start, u64 end, u64 half_start,
  * @gap_end:	last such page
  *
  * Return: false when the trial's window is no smaller (order 0, or
- * clamped to the same).
+ * clamped to the same), or cut at both ends.
  */
 static inline bool afa_windows_gap(const struct afa_windows *w,
 				   u64 *gap_start, u64 *gap_end)
 {
 	return afa_gap(w->start[1], w->end[1], w->start[0], w->end[0],
 		       gap_start, gap_end);
+}
+
+/**
+ * afa_windows_near() - the page of the trial's gap next to its window
+ * @w:		from afa_windows()
+ * @pgoff:	that page: the trial test and the trial start read it
+ *
+ * Return: false where afa_windows_gap() finds no gap.
+ */
+static inline bool afa_windows_near(const struct afa_windows *w, u64 *pgoff)
+{
+	u64 gap_start, gap_end;
+
+	if (!afa_windows_gap(w, &gap_start, &gap_end))
+		return false;
+	*pgoff = gap_start == w->end[0] + 1 ? gap_start : gap_end;
+	return true;
 }
 
 /* The page next to a window inside the one of one order more. */
@@ -142,19 +167,16 @@ static inline bool afa_buddy(u64 start, u64 end, u64 big_start,
 }
 
 /**
- * afa_windows_buddy() - afa_window_buddy() at one of @w's orders
+ * afa_windows_buddy() - afa_window_buddy() at @w's middle order
  * @w:		from afa_windows()
- * @lower:	0: the page the stream's window adds to the trial's;
- *		1: the page the window of one order more adds to it
- * @pgoff:	that page
+ * @pgoff:	the page the window of one order more adds to the stream's
  *
- * Return: false when the larger of the two windows is no larger.
+ * Return: false when that window is no larger.
  */
-static inline bool afa_windows_buddy(const struct afa_windows *w,
-				     unsigned int lower, u64 *pgoff)
+static inline bool afa_windows_buddy(const struct afa_windows *w, u64 *pgoff)
 {
-	return afa_buddy(w->start[lower], w->end[lower], w->start[lower + 1],
-			 w->end[lower + 1], pgoff);
+	return afa_buddy(w->start[1], w->end[1], w->start[2], w->end[2],
+			 pgoff);
 }
 
 /**
