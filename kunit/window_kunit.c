@@ -194,7 +194,9 @@ static void afa_window_gap_table(struct kunit *test)
  * the window of one order less and next to it, and the two together are
  * the window.  There is a gap exactly when the two windows share one end
  * and not the other: none where clamping makes them equal, none where
- * the VMA start cuts the smaller at both ends.
+ * the VMA start cuts the smaller at both ends.  The page next to the
+ * smaller window that the trial test reads (afa_window_buddy() of one
+ * order less) is the gap's page next to it wherever there is a gap.
  */
 static void afa_window_check_gap(struct kunit *test,
 				 const struct afa_fault_pos *pos,
@@ -218,6 +220,8 @@ static void afa_window_check_gap(struct kunit *test,
 			  gap_start == half_end + 1);
 	KUNIT_ASSERT_EQ(test, end - start - (half_end - half_start),
 			gap_end - gap_start + 1);
+	KUNIT_ASSERT_TRUE(test, afa_window_buddy(pos, order - 1, &start));
+	KUNIT_ASSERT_TRUE(test, start == (same_start ? gap_start : gap_end));
 }
 
 static void afa_window_gap_between_orders(struct kunit *test)
@@ -304,8 +308,8 @@ static void afa_window_buddy_between_orders(struct kunit *test)
 
 /*
  * Over the sweep: what the probe asks of the windows computed once (the
- * growth test's buddy, the trial's gap and the page of it the trial test
- * reads, the window applied) is what the per-order functions answer.
+ * growth test's buddy, the trial test's half, the trial's gap, the
+ * window applied) is what the per-order functions answer.
  */
 static void afa_windows_check_one(struct kunit *test,
 				  const struct afa_fault_pos *pos,
@@ -324,20 +328,19 @@ static void afa_windows_check_one(struct kunit *test,
 	KUNIT_ASSERT_EQ(test, w.end[0], end);
 
 	ok = afa_window_buddy(pos, order, &a);
-	KUNIT_ASSERT_EQ(test, afa_windows_buddy(&w, &b), ok);
+	KUNIT_ASSERT_EQ(test, afa_windows_buddy(&w, 1, &b), ok);
+	if (ok)
+		KUNIT_ASSERT_EQ(test, a, b);
+	ok = order && afa_window_buddy(pos, order - 1, &a);
+	KUNIT_ASSERT_EQ(test, afa_windows_buddy(&w, 0, &b), ok);
 	if (ok)
 		KUNIT_ASSERT_EQ(test, a, b);
 	ok = afa_window_gap(pos, order, &a, &b);
 	KUNIT_ASSERT_EQ(test, afa_windows_gap(&w, &c, &d), ok);
-	KUNIT_ASSERT_EQ(test, afa_windows_near(&w, &start), ok);
-	if (!ok)
-		return;
-	KUNIT_ASSERT_EQ(test, a, c);
-	KUNIT_ASSERT_EQ(test, b, d);
-	/* the near page: the gap's page next to the trial's window */
-	KUNIT_ASSERT_TRUE(test, start == a || start == b);
-	KUNIT_ASSERT_TRUE(test, start == w.end[0] + 1 ||
-			  start + 1 == w.start[0]);
+	if (ok) {
+		KUNIT_ASSERT_EQ(test, a, c);
+		KUNIT_ASSERT_EQ(test, b, d);
+	}
 }
 
 static void afa_windows_once_as_per_order(struct kunit *test)

@@ -915,7 +915,7 @@ static bool afa_growth_test(struct afa_probe_cpu *pc, struct afa_call *c,
 	u64 buddy;
 	bool hit;
 
-	if (!afa_windows_buddy(&c->w, &buddy))
+	if (!afa_windows_buddy(&c->w, 1, &buddy))
 		return false;
 	hit = afa_pte_mapped(&c->table, c->vmf, afa_page_addr(c->vmf, buddy));
 	if (law) {
@@ -1041,8 +1041,10 @@ static bool afa_trials_wait(struct afa_probe_cpu *pc, struct mm_struct *mm,
  * ends' own windows did, and the fault's own half is what the whole
  * window would map.  Where only its near part is mapped (smaller windows
  * before, pages not cached then, MADV_DONTNEED), the whole window maps
- * the rest now, as the kernel's would.  One more PTE read, in the table
- * the first one mapped.
+ * the rest now, as the kernel's would.  Where the VMA's start cuts the
+ * fault's half at both ends (afa_gap()), the other half is two parts and
+ * the whole window is mapped.  One more PTE read, in the table the first
+ * one mapped.
  */
 static bool afa_half_far_mapped(struct afa_call *c, u64 near)
 {
@@ -1084,7 +1086,7 @@ static bool afa_trial_test(struct afa_probe_cpu *pc, struct afa_call *c,
 	waited = afa_trials_of(pc, vmf->vma->vm_mm, owner) &&
 		 afa_trials_wait(pc, vmf->vma->vm_mm, owner, vmf->pgoff);
 	c->half_mapped = order > min_order &&
-			 afa_windows_near(&c->w, &half) &&
+			 afa_windows_buddy(&c->w, 0, &half) &&
 			 afa_pte_mapped(&c->table, vmf, afa_page_addr(vmf, half));
 	c->half_only = c->half_mapped && afa_half_far_mapped(c, half);
 	if (waited)
@@ -1127,8 +1129,9 @@ static bool afa_trial_start(struct afa_probe_cpu *pc, struct mm_struct *mm,
 	struct afa_trial *t = &pc->trial[pc->trial_next % AFA_NR_TRIALS];
 	u64 gap_start, gap_end, next;
 
-	if (!afa_windows_gap(&c->w, &gap_start, &gap_end) ||
-	    !afa_windows_near(&c->w, &next) ||
+	if (!afa_windows_gap(&c->w, &gap_start, &gap_end))
+		return false;
+	if (afa_windows_buddy(&c->w, 0, &next) &&
 	    afa_pte_mapped(&c->table, c->vmf, afa_page_addr(c->vmf, next)))
 		return false;
 	pc->trial_started = pc->trial_next % AFA_NR_TRIALS + 1;

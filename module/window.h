@@ -98,7 +98,8 @@ static inline void afa_windows(const struct afa_fault_pos *pos,
  * the two share an end.  A window the VMA's start slid up (the first 2^n
  * pages of a VMA not aligned in its page table: ELF segments) may cut the
  * smaller one at both ends: no single part is what the smaller leaves
- * out, and no trial is taken there.
+ * out, so no trial is taken there, and a trial test there maps the whole
+ * window (afa_half_far_mapped()).
  */
 static inline bool afa_gap(u64 start, u64 end, u64 half_start,
 			   u64 half_end, u64 *gap_start, u64 *gap_end)
@@ -134,23 +135,6 @@ static inline bool afa_windows_gap(const struct afa_windows *w,
 		       gap_start, gap_end);
 }
 
-/**
- * afa_windows_near() - the page of the trial's gap next to its window
- * @w:		from afa_windows()
- * @pgoff:	that page: the trial test and the trial start read it
- *
- * Return: false where afa_windows_gap() finds no gap.
- */
-static inline bool afa_windows_near(const struct afa_windows *w, u64 *pgoff)
-{
-	u64 gap_start, gap_end;
-
-	if (!afa_windows_gap(w, &gap_start, &gap_end))
-		return false;
-	*pgoff = gap_start == w->end[0] + 1 ? gap_start : gap_end;
-	return true;
-}
-
 /* The page next to a window inside the one of one order more. */
 static inline bool afa_buddy(u64 start, u64 end, u64 big_start,
 			     u64 big_end, u64 *pgoff)
@@ -167,16 +151,21 @@ static inline bool afa_buddy(u64 start, u64 end, u64 big_start,
 }
 
 /**
- * afa_windows_buddy() - afa_window_buddy() at @w's middle order
+ * afa_windows_buddy() - afa_window_buddy() at one of @w's orders
  * @w:		from afa_windows()
- * @pgoff:	the page the window of one order more adds to the stream's
+ * @lower:	0: the page the stream's window adds to the trial's (the
+ *		page below it where the VMA's start cuts it at both ends:
+ *		the page a trial at the VMA's start mapped);
+ *		1: the page the window of one order more adds to it
+ * @pgoff:	that page
  *
- * Return: false when that window is no larger.
+ * Return: false when the larger of the two windows is no larger.
  */
-static inline bool afa_windows_buddy(const struct afa_windows *w, u64 *pgoff)
+static inline bool afa_windows_buddy(const struct afa_windows *w,
+				     unsigned int lower, u64 *pgoff)
 {
-	return afa_buddy(w->start[1], w->end[1], w->start[2], w->end[2],
-			 pgoff);
+	return afa_buddy(w->start[lower], w->end[lower], w->start[lower + 1],
+			 w->end[lower + 1], pgoff);
 }
 
 /**
