@@ -90,9 +90,19 @@ debug_phases() {
 	done
 }
 
+# The lanes of checkouts that are gone (a CI clones afresh, each time
+# somewhere else) would pile up in the cache, about 0.9 GB each with
+# their VM's disk; each lane names its checkout.
+for old in "$AFA_CACHE"/check-lane-*; do
+	[ -f "$old/.afa-checkout" ] || continue
+	[ -d "$(cat "$old/.afa-checkout")" ] && continue
+	echo "check: removing $old, the lane of $(cat "$old/.afa-checkout"), which is gone"
+	rm -rf "$old"
+done
 # the sources, without what builds leave: git's list where there is one
 rm -rf "$lane"
 mkdir -p "$lane" || exit 1
+echo "$AFA_TOP" >"$lane/.afa-checkout"
 if git -C "$AFA_TOP" rev-parse --git-dir >/dev/null 2>&1; then
 	git -C "$AFA_TOP" ls-files -z -co --exclude-standard |
 		tar -C "$AFA_TOP" --null -T - --ignore-failed-read -cf - 2>/dev/null

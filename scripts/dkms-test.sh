@@ -10,7 +10,8 @@ need_pkgs dkms
 ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"$/\1/p' "$AFA_TOP/dkms.conf")
 src=/usr/src/autofaultaround-$ver
 [ -n "$ver" ] || die "no PACKAGE_VERSION in dkms.conf"
-[ ! -e "$src" ] || [ -L "$src" ] ||
+# ours: a symlink, or a copy with our mark (left by an interrupted run)
+[ ! -e "$src" ] || [ -L "$src" ] || [ -f "$src/.afa-dkms-test" ] ||
 	die "$src exists and is not ours: remove it first"
 
 nparams=$(grep -c '^module_param_\(cb\|named\)(' "$AFA_TOP/module/params.c")
@@ -37,6 +38,7 @@ mkdir -p "$AFA_TOP/build"
 : >"$AFA_TOP/build/dkms.log"
 cleanup
 mkdir -p "$src"
+: >"$src/.afa-dkms-test"
 (cd "$AFA_TOP" && git ls-files | tar cf - -T -) | tar xf - -C "$src"
 check "dkms add autofaultaround/$ver" dkms add "autofaultaround/$ver"
 for series in 6.12 6.1; do
