@@ -202,7 +202,7 @@ static void afa_window_check_gap(struct kunit *test,
 				 const struct afa_fault_pos *pos,
 				 unsigned int order)
 {
-	u64 start, end, half_start, half_end, gap_start, gap_end;
+	u64 start, end, half_start, half_end, gap_start, gap_end, near;
 	bool ok = afa_window_gap(pos, order, &gap_start, &gap_end);
 	bool same_start, same_end;
 
@@ -220,8 +220,8 @@ static void afa_window_check_gap(struct kunit *test,
 			  gap_start == half_end + 1);
 	KUNIT_ASSERT_EQ(test, end - start - (half_end - half_start),
 			gap_end - gap_start + 1);
-	KUNIT_ASSERT_TRUE(test, afa_window_buddy(pos, order - 1, &start));
-	KUNIT_ASSERT_TRUE(test, start == (same_start ? gap_start : gap_end));
+	KUNIT_ASSERT_TRUE(test, afa_window_buddy(pos, order - 1, &near));
+	KUNIT_ASSERT_EQ(test, near, same_start ? gap_start : gap_end);
 }
 
 static void afa_window_gap_between_orders(struct kunit *test)

@@ -210,11 +210,11 @@ t() {
 		pass "selftests: $name: same result with the module ($RUN) as without (${res%% *}, ${res#* })"
 	else
 		fail "selftests: $name: with the module ($RUN): $res; without: $base"
-		# the cases that ended otherwise than in the baseline (skips
-		# too: a skip's reason is on its line), numbers stripped
 		grep -E '^(not ok|# (FAIL|ERROR))' "$o.out" | head -n 10 | sed "s/^/selftest: $RUN $name: /"
-		# (a line no case has: busybox grep -f with an empty file
-		# matches nothing, and -v would then print nothing)
+		# the cases that ended otherwise than in the baseline (skips
+		# too: a skip's reason is on its line), numbers stripped; '#'
+		# is a line no case has: busybox grep -f with an empty file
+		# matches nothing, and -v would then print nothing
 		{ echo '#'; cases $OUT/none/$name.out; } >"$o.base"
 		cases "$o.out" | grep -vxF -f "$o.base" | head -n 10 |
 			sed "s/^/selftest: $RUN $name: not in the baseline: /"
