@@ -183,6 +183,7 @@ struct afa_trial {
 	struct afa_evidence *ev;	/* counters to count it in */
 	u64 gap_start;			/* the half left out, file pages */
 	u64 gap_end;
+	unsigned long table_gen;	/* afa_table_gen then, or earlier */
 	u32 born;			/* the CPU's steered calls then */
 	u32 gen;			/* the slot's generation then */
 	u16 owner;			/* slot, or AFA_CLASS_OWNER() */
@@ -198,6 +199,7 @@ struct afa_last_map {
 	struct address_space *mapping;
 	pgoff_t pgoff;
 	struct afa_evidence *ev;	/* counters the call was counted in */
+	unsigned long table_gen;	/* afa_table_gen then, or earlier */
 	u32 gen;			/* their slot's generation then */
 	u16 owner;			/* their slot, or AFA_CLASS_OWNER() */
 	bool missed;			/* its miss was counted */
@@ -217,6 +219,7 @@ struct afa_span_mark {
 	long pages;			/* afa_mm_file_pages(), then */
 	struct afa_evidence *ev;	/* counters the call was counted in */
 	const u32 *pub;			/* their slot's word; NULL: a class's */
+	unsigned long table_gen;	/* afa_table_gen then */
 	u32 gen;			/* their slot's generation then */
 };
 
@@ -461,6 +464,7 @@ static void afa_trials_adopt(struct afa_probe_cpu *pc,
 			continue;
 		t->owner = c->slot;
 		t->gen = c->pub_gen;
+		t->table_gen = c->table_gen;
 		t->ev = ev;
 		/* whose they are: known again at the next afa_trials_note() */
 		pc->trials_mm = AFA_TRIALS_MIXED;
@@ -590,14 +594,17 @@ static struct afa_evidence *afa_split_evidence(const struct afa_fault_stream *fs
 
 /*
  * Is the stream that publishes in @pub still the one it was at generation
- * @gen?  A slot taken over by another file since (stream.c) would count
- * another file's faults in the new one's evidence: what was recorded for
- * it (a trial, a miss, a span, a VMA's held evidence) is dropped.  @pub
+ * @gen, read at table generation @seen or later?  A slot taken over by
+ * another file since (stream.c) would count another file's faults in the
+ * new one's evidence: what was recorded for it (a trial, a miss, a span,
+ * a VMA's held evidence) is dropped, and so is a record so old that the
+ * slot's generation may have come round (afa_pub_gen_current()).  @pub
  * NULL: a class state, never taken over.
  */
-static bool afa_pub_current(const u32 *pub, u32 gen)
+static bool afa_pub_current(const u32 *pub, u32 gen, unsigned long seen)
 {
-	return !pub || afa_pub_gen(READ_ONCE(*pub)) == gen;
+	return !pub || afa_pub_gen_current(READ_ONCE(*pub), gen,
+					   READ_ONCE(afa_table_gen), seen);
 }
 
 /*
@@ -625,7 +632,8 @@ static void afa_split_check(struct afa_probe_cpu *pc, struct vm_area_struct *vma
 	 * it up: one call's counts may cross a takeover, the held batches
 	 * of a whole verdict would not be one call's.
 	 */
-	if (v == AFA_SPLIT_STAY && afa_pub_current(c->pub, afa_pub_gen(fs->pub)))
+	if (v == AFA_SPLIT_STAY &&
+	    afa_pub_current(c->pub, afa_pub_gen(fs->pub), c->table_gen))
 		afa_evidence_add(fs->ev, afa_held_at(c, fs->order));
 	c->held = (struct afa_evidence){};
 	if (v == AFA_SPLIT_STAY)
@@ -927,10 +935,10 @@ static bool afa_growth_test(struct afa_probe_cpu *pc, struct afa_call *c,
 }
 
 /* The same check by slot number (class states: AFA_NR_STREAMS and up). */
-static bool afa_owner_current(u16 owner, u32 gen)
+static bool afa_owner_current(u16 owner, u32 gen, unsigned long seen)
 {
 	return afa_pub_current(owner < AFA_NR_STREAMS ?
-			       afa_stream_pub(owner) : NULL, gen);
+			       afa_stream_pub(owner) : NULL, gen, seen);
 }
 
 /*
@@ -942,7 +950,7 @@ static bool afa_owner_current(u16 owner, u32 gen)
  */
 static void afa_trial_count(struct afa_probe_cpu *pc, const struct afa_trial *t)
 {
-	if (!afa_owner_current(t->owner, t->gen))
+	if (!afa_owner_current(t->owner, t->gen, t->table_gen))
 		return;
 	t->ev->trials++;
 	afa_tally_add(pc, t->mm, t->ev, true, false);
@@ -1005,6 +1013,7 @@ static bool afa_trials_wait(struct afa_probe_cpu *pc, struct mm_struct *mm,
 	unsigned int i, waiting = pc->trials_waiting;
 	/* @owner's generation: the fault's entry's, checked by its caller */
 	u32 gen = owner < AFA_NR_STREAMS ? pc->cache[pc->cache_last].pub_gen : 0;
+	unsigned long table_gen = READ_ONCE(afa_table_gen);
 	bool found = false;
 	struct afa_trial *t;
 
@@ -1012,7 +1021,8 @@ static bool afa_trials_wait(struct afa_probe_cpu *pc, struct mm_struct *mm,
 		t = &pc->trial[i];
 		if (!t->left || t->owner != owner || t->mm != mm)
 			continue;
-		if (t->gen != gen) {
+		if (t->gen != gen ||
+		    table_gen - t->table_gen >= AFA_PUB_GEN_PERIOD) {
 			t->left = 0;
 			pc->trials_waiting--;
 			continue;
@@ -1124,7 +1134,7 @@ static unsigned int afa_half_or_whole(const struct afa_call *c)
  */
 static bool afa_trial_start(struct afa_probe_cpu *pc, struct mm_struct *mm,
 			    struct afa_call *c, u16 owner, u32 gen,
-			    struct afa_evidence *ev)
+			    unsigned long seen, struct afa_evidence *ev)
 {
 	struct afa_trial *t = &pc->trial[pc->trial_next % AFA_NR_TRIALS];
 	u64 gap_start, gap_end, next;
@@ -1146,6 +1156,7 @@ static bool afa_trial_start(struct afa_probe_cpu *pc, struct mm_struct *mm,
 		.ev = ev,
 		.gap_start = gap_start,
 		.gap_end = gap_end,
+		.table_gen = seen,
 		.born = pc->calls,
 		.gen = gen,
 		.owner = owner,
@@ -1175,7 +1186,8 @@ static u32 afa_actuate(struct pt_regs *regs, const struct afa_fault_pos *pos,
  * first with a rep stos, at every call, fast path included.
  */
 static void afa_note_map(struct afa_probe_cpu *pc, struct vm_fault *vmf,
-			 struct afa_evidence *ev, u16 owner, u32 gen)
+			 struct afa_evidence *ev, u16 owner, u32 gen,
+			 unsigned long seen)
 {
 	struct afa_last_map *last = &pc->last;
 
@@ -1183,6 +1195,7 @@ static void afa_note_map(struct afa_probe_cpu *pc, struct vm_fault *vmf,
 	last->mapping = vmf->vma->vm_file->f_mapping;
 	last->pgoff = vmf->pgoff;
 	last->ev = ev;
+	last->table_gen = seen;
 	last->gen = gen;
 	last->owner = owner;
 	last->missed = false;
@@ -1205,7 +1218,8 @@ static void afa_note_map(struct afa_probe_cpu *pc, struct vm_fault *vmf,
  * stream's slot went to another file since counts nowhere.
  */
 static void afa_span_note(struct afa_probe_cpu *pc, struct mm_struct *mm,
-			  struct afa_evidence *ev, const u32 *pub, u32 gen)
+			  struct afa_evidence *ev, const u32 *pub, u32 gen,
+			  unsigned long seen)
 {
 	struct afa_span_mark *m = &pc->span;
 	u64 migrations;
@@ -1218,7 +1232,7 @@ static void afa_span_note(struct afa_probe_cpu *pc, struct mm_struct *mm,
 	grown = pages - m->pages;
 	if (m->task == current && m->mm == mm && m->migrations == migrations &&
 	    grown > 0 && grown <= 2 * PTRS_PER_PTE &&
-	    afa_pub_current(m->pub, m->gen)) {
+	    afa_pub_current(m->pub, m->gen, m->table_gen)) {
 		m->ev->spans++;
 		m->ev->span_pages += grown;
 	}
@@ -1233,6 +1247,7 @@ static void afa_span_note(struct afa_probe_cpu *pc, struct mm_struct *mm,
 	m->pages = pages;
 	m->ev = ev;
 	m->pub = pub;
+	m->table_gen = seen;
 	m->gen = gen;
 }
 
@@ -1423,7 +1438,7 @@ static u32 afa_learn_and_act(struct afa_probe_cpu *pc, struct vm_fault *vmf,
 	if (order > min_order &&
 	    afa_trial_due(pc, fs->rare && (fs->c->judged || order < max_order)) &&
 	    afa_trial_start(pc, vmf->vma->vm_mm, &c, fs->owner,
-			    afa_pub_gen(fs->pub), ev))
+			    afa_pub_gen(fs->pub), fs->c->table_gen, ev))
 		apply = 0;
 	if (fs->slot && afa_tests_all(fs))
 		afa_split_check(pc, vmf->vma, fs, pc->tally.outcomes,
@@ -1485,6 +1500,7 @@ static __always_inline bool afa_probe_fast(struct afa_probe_cpu *pc,
 		       regs_get_kernel_argument(regs, 1) + 1;
 	struct afa_vma_cache *c = &pc->cache[pc->cache_last];
 	struct afa_evidence *ev;
+	unsigned long seen;
 	u32 gen;
 	u16 slot;
 	u8 order;
@@ -1496,6 +1512,8 @@ static __always_inline bool afa_probe_fast(struct afa_probe_cpu *pc,
 	ev = c->ev;
 	slot = c->slot;
 	gen = c->pub_gen;
+	/* its entry's last look: stamps last half a period (period.c) */
+	seen = c->table_gen;
 	order = afa_pub_order(c->fast_pub);
 	afa_probe_note_call(nr_pages);
 	__this_cpu_inc(afa_count.fast_calls);
@@ -1510,7 +1528,7 @@ static __always_inline bool afa_probe_fast(struct afa_probe_cpu *pc,
 	ev->faults++;
 	ev->pages += nr_pages;
 	afa_stream_mark_slot(slot);
-	afa_note_map(pc, vmf, ev, slot, gen);
+	afa_note_map(pc, vmf, ev, slot, gen, seen);
 	return true;
 }
 
@@ -1545,7 +1563,8 @@ static noinline void afa_probe_map_call(struct afa_probe_cpu *pc,
 	if (tests && afa_contract_due(pc))
 		afa_contract_check(&pos, start, end);
 	afa_span_note(pc, vma->vm_mm, tests ? fs.ev : NULL,
-		      fs.slot ? fs.c->pub : NULL, afa_pub_gen(fs.pub));
+		      fs.slot ? fs.c->pub : NULL, afa_pub_gen(fs.pub),
+		      fs.c->table_gen);
 	if (steer && tests)
 		nr_pages = afa_learn_and_act(pc, vmf, regs, &pos, &fs,
 					     nr_pages);
@@ -1557,7 +1576,8 @@ static noinline void afa_probe_map_call(struct afa_probe_cpu *pc,
 	fs.ev->pages += nr_pages;
 	if (fs.slot)
 		afa_stream_mark_slot(fs.owner);
-	afa_note_map(pc, vmf, fs.ev, fs.owner, afa_pub_gen(fs.pub));
+	afa_note_map(pc, vmf, fs.ev, fs.owner, afa_pub_gen(fs.pub),
+		     fs.c->table_gen);
 }
 
 /*
@@ -1638,7 +1658,7 @@ void afa_probe_fault(struct address_space *mapping, pgoff_t pgoff)
 	    last->pgoff != pgoff || last->missed)
 		return;
 	last->missed = true;
-	if (afa_owner_current(last->owner, last->gen))
+	if (afa_owner_current(last->owner, last->gen, last->table_gen))
 		last->ev->misses++;
 	afa_trial_unstart(pc, last);
 }

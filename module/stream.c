@@ -223,7 +223,7 @@ static void afa_stream_publish(struct afa_stream *s,
 	preempt_disable();
 	write_seqcount_begin(&s->seq);
 	s->key = *key;
-	WRITE_ONCE(s->pub, s->gen << AFA_PUB_ORDER_BITS | order);
+	WRITE_ONCE(s->pub, afa_pub_make(s->gen, 0, order));
 	write_seqcount_end(&s->seq);
 	preempt_enable();
 }
@@ -262,7 +262,7 @@ static void afa_stream_set_order(struct afa_stream *s, u8 order)
 	if (afa_ctl_settled(&s->ctl))
 		flags |= AFA_PUB_SETTLED;
 
-	WRITE_ONCE(s->pub, s->gen << AFA_PUB_ORDER_BITS | flags | order);
+	WRITE_ONCE(s->pub, afa_pub_make(s->gen, flags, order));
 }
 
 static void afa_stream_id(const struct afa_stream *s, struct afa_stream_id *id)

@@ -108,6 +108,12 @@ static inline u32 afa_pub_gen(u32 pub)
 	return pub >> AFA_PUB_ORDER_BITS;
 }
 
+/* The word for a slot's @gen (its low bits), @flags (AFA_PUB_*), @order. */
+static inline u32 afa_pub_make(u32 gen, u32 flags, u8 order)
+{
+	return gen << AFA_PUB_ORDER_BITS | flags | order;
+}
+
 /*
  * Slot reuses after which a generation reads the same again.  A slot is
  * taken at most once a fold, and a fold that takes any bumps
@@ -115,6 +121,24 @@ static inline u32 afa_pub_gen(u32 pub)
  * generations ago cannot trust a matching one.
  */
 #define AFA_PUB_GEN_PERIOD	BIT(32 - AFA_PUB_ORDER_BITS)
+
+/**
+ * afa_pub_gen_current() - does a generation read earlier still name the slot's file?
+ * @pub:	the slot's published word now
+ * @gen:	the slot's generation when it was read
+ * @table_gen:	afa_table_gen now
+ * @seen:	afa_table_gen when @gen was read, or earlier
+ *
+ * Only while fewer than AFA_PUB_GEN_PERIOD table generations passed:
+ * after as many the slot may have been taken that many times, and a
+ * matching generation tells nothing.
+ */
+static inline bool afa_pub_gen_current(u32 pub, u32 gen,
+				       unsigned long table_gen,
+				       unsigned long seen)
+{
+	return afa_pub_gen(pub) == gen && table_gen - seen < AFA_PUB_GEN_PERIOD;
+}
 
 /*
  * Per CPU, the slots whose counters moved since the worker last took
