@@ -58,29 +58,31 @@ static void afa_pub_reads_back(struct kunit *test)
 }
 
 /*
- * A record made at table generation @seen of a slot at generation @gen0,
- * read after @taken takeovers of the slot and @passed table generations
- * (a slot is taken at most once a table generation: @passed >= @taken),
- * with its order and flags changed meanwhile.
+ * A record made at table generation @then of a slot at generation @gen0,
+ * read after @taken takeovers of the slot and @passed table generations,
+ * with its order and flags changed meanwhile.  A slot is taken at most
+ * once a table generation, and a fold publishes its takeovers before it
+ * bumps the table generation: @passed >= @taken - 1.
  */
-static bool record_current(unsigned long seen, u32 gen0, u32 taken,
+static bool record_current(unsigned long then, u32 gen0, u32 taken,
 			   unsigned long passed)
 {
-	u32 then = afa_pub_make(gen0, 0, 4);
-	u32 now = afa_pub_make(gen0 + taken, AFA_PUB_SETTLED, 7);
+	u32 old = afa_pub_make(gen0, 0, 4);
+	u32 pub = afa_pub_make(gen0 + taken, AFA_PUB_SETTLED, 7);
 
-	return afa_pub_gen_current(now, afa_pub_gen(then), seen + passed, seen);
+	return afa_pub_gen_current(pub, afa_pub_gen(old), then + passed, then);
 }
 
 /* record_current() against its model for one record, every takeover. */
-static void check_record(struct kunit *test, unsigned long seen, u32 gen0)
+static void check_record(struct kunit *test, unsigned long then, u32 gen0)
 {
 	static const u32 takens[] = {
 		0, 1, 2, AFA_PUB_GEN_PERIOD - 1, AFA_PUB_GEN_PERIOD,
 		AFA_PUB_GEN_PERIOD + 1, 2 * AFA_PUB_GEN_PERIOD,
 	};
+	/* table generations passed beyond @taken - 1 */
 	static const unsigned long mores[] = {
-		0, 1, AFA_PUB_GEN_PERIOD - 2, AFA_PUB_GEN_PERIOD - 1,
+		0, 1, 2, AFA_PUB_GEN_PERIOD - 2, AFA_PUB_GEN_PERIOD - 1,
 		AFA_PUB_GEN_PERIOD, 3 * AFA_PUB_GEN_PERIOD,
 	};
 	unsigned long passed;
@@ -89,31 +91,34 @@ static void check_record(struct kunit *test, unsigned long seen, u32 gen0)
 
 	for (t = 0; t < ARRAY_SIZE(takens); t++)
 		for (m = 0; m < ARRAY_SIZE(mores); m++) {
-			passed = takens[t] + mores[m];
-			ok = record_current(seen, gen0, takens[t], passed);
+			if (!takens[t] && !mores[m])
+				continue;	/* -1 table generations */
+			passed = takens[t] - 1 + mores[m];
+			ok = record_current(then, gen0, takens[t], passed);
 			KUNIT_EXPECT_EQ_MSG(test, ok,
-					    !takens[t] && passed < AFA_PUB_GEN_PERIOD,
-					    "seen %lu gen %u taken %u passed %lu",
-					    seen, gen0, takens[t], passed);
+					    !takens[t] && passed < AFA_PUB_GEN_PERIOD - 1,
+					    "then %lu gen %u taken %u passed %lu",
+					    then, gen0, takens[t], passed);
 		}
 }
 
 /*
  * Never current after a takeover, its generation come round (a multiple
- * of AFA_PUB_GEN_PERIOD takeovers) included; always current without one
- * while fewer than AFA_PUB_GEN_PERIOD table generations passed, never
- * after (the record cannot tell then); the table's generation wrapping
- * round changes nothing.
+ * of AFA_PUB_GEN_PERIOD takeovers) included, and while the fold that
+ * took it has not yet bumped the table generation; always current
+ * without one while fewer than AFA_PUB_GEN_PERIOD - 1 table generations
+ * passed, never after (the record cannot tell then); the table's
+ * generation wrapping round changes nothing.
  */
 static void afa_pub_gen_current_iff_not_taken(struct kunit *test)
 {
-	static const unsigned long seens[] = { 0, 12345, ULONG_MAX - 3 };
+	static const unsigned long thens[] = { 0, 12345, ULONG_MAX - 3 };
 	static const u32 gen0s[] = { 0, 1, AFA_PUB_GEN_PERIOD - 1, U32_MAX };
-	unsigned int s, g;
+	unsigned int i, g;
 
-	for (s = 0; s < ARRAY_SIZE(seens); s++)
+	for (i = 0; i < ARRAY_SIZE(thens); i++)
 		for (g = 0; g < ARRAY_SIZE(gen0s); g++)
-			check_record(test, seens[s], gen0s[g]);
+			check_record(test, thens[i], gen0s[g]);
 }
 
 static struct kunit_case afa_stream_cases[] = {

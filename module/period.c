@@ -248,7 +248,8 @@ static void afa_period_table_grew(void)
 	/*
 	 * The fast path checks no table generation: every half period of
 	 * slot generations its stamps go, so that none outlives a full one
-	 * (AFA_PUB_GEN_PERIOD).
+	 * (AFA_PUB_GEN_PERIOD), and the records it makes from its entry's
+	 * last look are no older than that (probe.c).
 	 */
 	if (!(afa_table_gen % (AFA_PUB_GEN_PERIOD / 2)))
 		afa_steer_changed();

@@ -183,7 +183,7 @@ struct afa_trial {
 	struct afa_evidence *ev;	/* counters to count it in */
 	u64 gap_start;			/* the half left out, file pages */
 	u64 gap_end;
-	unsigned long table_gen;	/* afa_table_gen then, or earlier */
+	unsigned long table_gen;	/* afa_table_gen then */
 	u32 born;			/* the CPU's steered calls then */
 	u32 gen;			/* the slot's generation then */
 	u16 owner;			/* slot, or AFA_CLASS_OWNER() */
@@ -199,7 +199,7 @@ struct afa_last_map {
 	struct address_space *mapping;
 	pgoff_t pgoff;
 	struct afa_evidence *ev;	/* counters the call was counted in */
-	unsigned long table_gen;	/* afa_table_gen then, or earlier */
+	unsigned long table_gen;	/* afa_table_gen then; fast path: earlier */
 	u32 gen;			/* their slot's generation then */
 	u16 owner;			/* their slot, or AFA_CLASS_OWNER() */
 	bool missed;			/* its miss was counted */
@@ -491,7 +491,7 @@ static struct afa_vma_cache *afa_cache_get(struct afa_probe_cpu *pc,
 		if (!afa_vma_id_eq(&c->id, &id) || c->vm_flags != vma->vm_flags)
 			continue;
 		pc->cache_last = i;
-		if (unlikely(table_gen - c->table_gen >= AFA_PUB_GEN_PERIOD))
+		if (unlikely(!afa_table_gen_recent(table_gen, c->table_gen)))
 			return afa_cache_refill(pc, c, vma, &id, table_gen);
 		if (c->table_gen != table_gen) {
 			c->table_gen = table_gen;
@@ -1022,7 +1022,8 @@ static bool afa_trials_wait(struct afa_probe_cpu *pc, struct mm_struct *mm,
 		if (!t->left || t->owner != owner || t->mm != mm)
 			continue;
 		if (t->gen != gen ||
-		    table_gen - t->table_gen >= AFA_PUB_GEN_PERIOD) {
+		    (owner < AFA_NR_STREAMS &&
+		     !afa_table_gen_recent(table_gen, t->table_gen))) {
 			t->left = 0;
 			pc->trials_waiting--;
 			continue;
@@ -1512,7 +1513,11 @@ static __always_inline bool afa_probe_fast(struct afa_probe_cpu *pc,
 	ev = c->ev;
 	slot = c->slot;
 	gen = c->pub_gen;
-	/* its entry's last look: stamps last half a period (period.c) */
+	/*
+	 * Its entry's last look: no older than half a period, by the stamp
+	 * (afa_period_table_grew()), whose word, checked above, holds the
+	 * generation the entry found then.
+	 */
 	seen = c->table_gen;
 	order = afa_pub_order(c->fast_pub);
 	afa_probe_note_call(nr_pages);

@@ -117,27 +117,41 @@ static inline u32 afa_pub_make(u32 gen, u32 flags, u8 order)
 /*
  * Slot reuses after which a generation reads the same again.  A slot is
  * taken at most once a fold, and a fold that takes any bumps
- * afa_table_gen, so a reader whose last look was this many table
- * generations ago cannot trust a matching one.
+ * afa_table_gen after it published them (afa_stream_add_noted(), then
+ * afa_period_table_grew()): a reader may see one takeover more than the
+ * table generations that passed.
  */
 #define AFA_PUB_GEN_PERIOD	BIT(32 - AFA_PUB_ORDER_BITS)
 
 /**
- * afa_pub_gen_current() - does a generation read earlier still name the slot's file?
+ * afa_table_gen_recent() - does a slot generation read at @then still tell?
+ * @now:	afa_table_gen now
+ * @then:	afa_table_gen when the generation was read, or earlier
+ *
+ * Return: true while fewer than AFA_PUB_GEN_PERIOD - 1 table generations
+ * passed: the slot was taken fewer than AFA_PUB_GEN_PERIOD times since,
+ * the fold in flight included, and a matching generation means none.
+ */
+static inline bool afa_table_gen_recent(unsigned long now, unsigned long then)
+{
+	return now - then < AFA_PUB_GEN_PERIOD - 1;
+}
+
+/**
+ * afa_pub_gen_current() - does a generation read earlier still name the file?
  * @pub:	the slot's published word now
  * @gen:	the slot's generation when it was read
- * @table_gen:	afa_table_gen now
- * @seen:	afa_table_gen when @gen was read, or earlier
+ * @now:	afa_table_gen now
+ * @then:	afa_table_gen when @gen was read, or earlier
  *
- * Only while fewer than AFA_PUB_GEN_PERIOD table generations passed:
- * after as many the slot may have been taken that many times, and a
- * matching generation tells nothing.
+ * Return: true if the slot still holds the file it held at @gen, as far
+ * as afa_table_gen_recent() lets a generation tell; false if it was
+ * taken since, or too long ago to tell.
  */
-static inline bool afa_pub_gen_current(u32 pub, u32 gen,
-				       unsigned long table_gen,
-				       unsigned long seen)
+static inline bool afa_pub_gen_current(u32 pub, u32 gen, unsigned long now,
+				       unsigned long then)
 {
-	return afa_pub_gen(pub) == gen && table_gen - seen < AFA_PUB_GEN_PERIOD;
+	return afa_pub_gen(pub) == gen && afa_table_gen_recent(now, then);
 }
 
 /*
