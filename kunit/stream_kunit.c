@@ -4,7 +4,8 @@
  * and generation read back as written, and a generation read earlier
  * names the slot's file only if the slot was not taken since: never
  * after a takeover, however many (its generation come round included),
- * and always, without one, within a period of table generations.
+ * and always, without one, while fewer than a period of table
+ * generations less one passed (a fold publishes before it bumps).
  */
 #include <kunit/test.h>
 #include "stream.h"

@@ -194,17 +194,20 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 /*
  * The stats file went away under a read (EIO) or an open (ENOENT): the
  * module unloading, or loading.  Say so and exit 3 if it is not live.
+ * Its sysfs directory may go between the open and the read of initstate:
+ * unloaded too.
  */
 static void fatal_if_not_live(void)
 {
 	FILE *f = fopen(MODULE_DIR "/initstate", "r");
 	char state[16] = "";
+	char *got;
 
-	if (!f)
+	got = f ? fgets(state, sizeof(state), f) : NULL;
+	if (f)
+		fclose(f);
+	if (!got)
 		fatal(EXIT_NO_MODULE, "autofaultaround was unloaded while afa-stat read its statistics");
-	if (!fgets(state, sizeof(state), f))
-		state[0] = '\0';
-	fclose(f);
 	state[strcspn(state, "\n")] = '\0';
 	if (strcmp(state, "live"))
 		fatal(EXIT_NO_MODULE, "autofaultaround is %s, not live: its statistics come and go with it",

@@ -400,10 +400,11 @@ for i in 1 2 3 4 5 6; do
 	pid=$!
 	n=0
 	while ! grep -q '^class ' /tmp/afa-stat-w.txt && [ $n -lt 50 ]; do
-		sleep 0.1
+		sleep 0.2
 		n=$((n + 1))
 	done
-	rmmod autofaultaround
+	# a module that would not unload leaves afa-stat watching: stop it
+	rmmod autofaultaround || kill $pid
 	wait $pid
 	rc=$?
 	err=$(cat /tmp/afa-stat-w.err)
