@@ -11,6 +11,7 @@
 #include <linux/cpumask.h>
 #include <linux/math64.h>
 #include <linux/smp.h>
+#include "topology.h"
 #include "topology_pick.h"
 
 #define NR		16		/* CPUs of the made-up machines */
@@ -229,6 +230,7 @@ struct pick_case {
 #define THREAD	AFA_PICK_IDLE_CPU
 #define PREV	AFA_PICK_PREVIOUS
 #define LOCAL	AFA_PICK_FALLBACK_LOCAL
+#define ALLOWED	AFA_PICK_FALLBACK_ALLOWED
 
 static const struct pick_case pick_cases[] = {
 	{ "no_smt_least_busy", TOPO_NO_SMT, "BBBB3BB1 BBBBBBBB",
@@ -267,6 +269,14 @@ static const struct pick_case pick_cases[] = {
 	  0xf, 0, NO, 9, 9, LOCAL },
 	{ "all_busy_fallback_local", TOPO_SMT2, "BBBBBBBB BBBBBBBB",
 	  0, 0, NO, 5, 5, LOCAL },
+	{ "all_busy_local_isolated_previous", TOPO_SMT2, "BBBBBBBB BBBBBBBB",
+	  0, BIT(5), 3, 5, 3, ALLOWED },
+	{ "all_busy_local_isolated_lowest", TOPO_SMT2, "BBBBBBBB BBBBBBBB",
+	  0, BIT(0) | BIT(5), NO, 5, 1, ALLOWED },
+	{ "all_busy_local_offline_previous_isolated", TOPO_SMT2,
+	  "BBBBBBBB BBBBBBBB", BIT(5), BIT(0) | BIT(3), 3, 5, 1, ALLOWED },
+	{ "idle_only_where_isolated_local_too", TOPO_SMT2, "00BBBBBB BBBBBBBB",
+	  0, BIT(0) | BIT(1) | BIT(4), NO, 4, 2, ALLOWED },
 	{ "over_threshold_is_busy", TOPO_NO_SMT, "bbbbbbbb bbbbbbbb",
 	  0, 0, 2, 3, 3, LOCAL },
 	{ "at_threshold_is_idle", TOPO_NO_SMT, "bbbbbbbb bbbEbbbb",
@@ -429,15 +439,31 @@ static void sweep(struct kunit *test,
 	}
 }
 
-static void check_candidate(struct kunit *test, const struct trial *t)
+static bool any_candidate(const struct machine *m)
 {
-	if (t->why == AFA_PICK_FALLBACK_LOCAL)
-		KUNIT_ASSERT_EQ(test, t->cpu, t->local);
-	else
-		KUNIT_ASSERT_TRUE(test, is_candidate(&t->m, t->cpu));
+	unsigned int cpu;
+
+	for (cpu = 0; cpu < NR; cpu++)
+		if (is_candidate(m, cpu))
+			return true;
+	return false;
 }
 
-/* Only an online housekeeping CPU, or the local one, is returned. */
+static void check_candidate(struct kunit *test, const struct trial *t)
+{
+	if (any_candidate(&t->m)) {
+		KUNIT_ASSERT_TRUE(test, is_candidate(&t->m, t->cpu));
+		return;
+	}
+	KUNIT_ASSERT_EQ(test, t->cpu, t->local);
+	KUNIT_ASSERT_EQ(test, t->why, AFA_PICK_FALLBACK_LOCAL);
+}
+
+/*
+ * Only an online housekeeping CPU is returned, also when nothing is idle
+ * and the local CPU is isolated or offline; the local one only if the
+ * machine has no such CPU at all.
+ */
 static void afa_pick_never_offline_or_isolated(struct kunit *test)
 {
 	unsigned int seen[AFA_PICK_NR_REASONS] = {};
@@ -449,21 +475,48 @@ static void afa_pick_never_offline_or_isolated(struct kunit *test)
 		KUNIT_EXPECT_GT(test, seen[r], SWEEP_TRIALS / 100);
 }
 
-static void check_fallback(struct kunit *test, const struct trial *t)
+/* The lowest candidate, or NR. */
+static unsigned int lowest_candidate(const struct machine *m)
 {
-	KUNIT_ASSERT_EQ(test, t->why == AFA_PICK_FALLBACK_LOCAL,
-			!any_idle(&t->m, false));
-	if (t->why != AFA_PICK_FALLBACK_LOCAL)
-		KUNIT_ASSERT_TRUE(test, cpu_idle(&t->m, t->cpu));
+	unsigned int cpu;
+
+	for (cpu = 0; cpu < NR && !is_candidate(m, cpu); cpu++)
+		;
+	return cpu;
 }
 
-/* The local CPU comes back exactly when no allowed CPU is idle. */
-static void afa_pick_local_only_when_nothing_idle(struct kunit *test)
+static void check_fallback(struct kunit *test, const struct trial *t)
+{
+	bool fallback = t->why == AFA_PICK_FALLBACK_LOCAL ||
+			t->why == AFA_PICK_FALLBACK_ALLOWED;
+
+	KUNIT_ASSERT_EQ(test, fallback, !any_idle(&t->m, false));
+	if (!fallback) {
+		KUNIT_ASSERT_TRUE(test, cpu_idle(&t->m, t->cpu));
+		return;
+	}
+	/* local where it may run the work, else prev, else the lowest */
+	KUNIT_ASSERT_EQ(test, t->why == AFA_PICK_FALLBACK_LOCAL,
+			is_candidate(&t->m, t->local) || !any_candidate(&t->m));
+	if (t->why == AFA_PICK_FALLBACK_LOCAL)
+		KUNIT_ASSERT_EQ(test, t->cpu, t->local);
+	else if (is_candidate(&t->m, t->prev))
+		KUNIT_ASSERT_EQ(test, t->cpu, t->prev);
+	else
+		KUNIT_ASSERT_EQ(test, t->cpu, lowest_candidate(&t->m));
+}
+
+/*
+ * A fallback comes exactly when no allowed CPU is idle: the local CPU
+ * if it is allowed, else the previous one, else the lowest allowed.
+ */
+static void afa_pick_fallback_only_when_nothing_idle(struct kunit *test)
 {
 	unsigned int seen[AFA_PICK_NR_REASONS] = {};
 
 	sweep(test, check_fallback, seen);
 	KUNIT_EXPECT_GT(test, seen[AFA_PICK_FALLBACK_LOCAL], 0U);
+	KUNIT_EXPECT_GT(test, seen[AFA_PICK_FALLBACK_ALLOWED], 0U);
 }
 
 static void check_core_first(struct kunit *test, const struct trial *t)
@@ -562,6 +615,7 @@ static void afa_pick_stable_across_periods(struct kunit *test)
 	for (i = 0; i < SWEEP_TRIALS; i++) {
 		trial_run(t, &seed);
 		if (t->why == AFA_PICK_FALLBACK_LOCAL ||
+		    t->why == AFA_PICK_FALLBACK_ALLOWED ||
 		    !core_idle(&t->m, t->cpu))
 			continue;
 		for (cpu = 0; cpu < NR; cpu++)
@@ -590,6 +644,8 @@ static void afa_pick_reason_names(struct kunit *test)
 			   "previous");
 	KUNIT_EXPECT_STREQ(test, afa_pick_reason_name(AFA_PICK_FALLBACK_LOCAL),
 			   "fallback_local");
+	KUNIT_EXPECT_STREQ(test, afa_pick_reason_name(AFA_PICK_FALLBACK_ALLOWED),
+			   "fallback_allowed");
 	KUNIT_EXPECT_STREQ(test, afa_pick_reason_name(AFA_PICK_NR_REASONS),
 			   "unknown");
 	KUNIT_EXPECT_STREQ(test, afa_pick_reason_name(-1), "unknown");
@@ -623,6 +679,44 @@ static void afa_pick_small_core_split(struct kunit *test)
 	}
 }
 
+/*
+ * Core types from capacities: the largest is big, and so is anything
+ * within 1/8 of it (Intel hybrid P cores short of the favoured ones'
+ * turbo); E cores and LITTLE cores are little; a system without
+ * capacities (all 0) or without asymmetry is all big.
+ */
+static void afa_core_type_margin(struct kunit *test)
+{
+	static const struct {
+		unsigned long cap, max;
+		enum afa_core_type want;
+	} rows[] = {
+		{ 1024, 1024, AFA_CORE_BIG },
+		{ 983, 1024, AFA_CORE_BIG },	/* P core, TBM3 elsewhere */
+		{ 896, 1024, AFA_CORE_BIG },
+		{ 895, 1024, AFA_CORE_LITTLE },
+		{ 650, 1024, AFA_CORE_LITTLE },	/* E core */
+		{ 446, 1024, AFA_CORE_LITTLE },	/* Cortex-A55 beside an X1 */
+		{ 0, 0, AFA_CORE_BIG },
+		{ 1, 1, AFA_CORE_BIG },
+	};
+	unsigned long cap, max = 1024;
+	enum afa_core_type t, last = AFA_CORE_LITTLE;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(rows); i++)
+		KUNIT_EXPECT_EQ_MSG(test, afa_core_type(rows[i].cap, rows[i].max),
+				    rows[i].want, "capacity %lu of %lu",
+				    rows[i].cap, rows[i].max);
+	/* monotone: from little to big once, as the capacity grows */
+	for (cap = 0; cap <= max; cap++) {
+		t = afa_core_type(cap, max);
+		KUNIT_EXPECT_TRUE(test, t == last || t == AFA_CORE_BIG);
+		last = t;
+	}
+	KUNIT_EXPECT_EQ(test, last, AFA_CORE_BIG);
+}
+
 /* The wrapper on this kernel's own topology, whatever its size. */
 static void afa_pick_work_cpu_real(struct kunit *test)
 {
@@ -648,12 +742,13 @@ static void afa_pick_work_cpu_real(struct kunit *test)
 }
 
 static struct kunit_case afa_topology_cases[] = {
+	KUNIT_CASE(afa_core_type_margin),
 	KUNIT_CASE_PARAM(afa_pick_cpu_idle_table, idle_gen_params),
 	KUNIT_CASE_PARAM(afa_pick_busy_table, busy_gen_params),
 	KUNIT_CASE(afa_pick_busy_monotonic),
 	KUNIT_CASE_PARAM(afa_pick_cpu_table, pick_gen_params),
 	KUNIT_CASE(afa_pick_never_offline_or_isolated),
-	KUNIT_CASE(afa_pick_local_only_when_nothing_idle),
+	KUNIT_CASE(afa_pick_fallback_only_when_nothing_idle),
 	KUNIT_CASE(afa_pick_prefers_whole_idle_core),
 	KUNIT_CASE(afa_pick_idlest_cpu),
 	KUNIT_CASE(afa_pick_keeps_previous),

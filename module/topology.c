@@ -3,14 +3,15 @@
  * Topology plumbing: the domain of each CPU (NUMA node and core type),
  * and the CPU the period worker runs on next.
  *
- * Core type comes from the CPU's capacity: CPUs below the largest
+ * Core type comes from the CPU's capacity: CPUs below 7/8 of the largest
  * capacity of the system are "little" (hybrid E cores, big.LITTLE).
  *
  * The worker moves to an idle CPU, chosen by topology_pick.c from idle
  * time deltas (get_cpu_idle_time_us()), the online mask and the
  * housekeeping CPUs (isolcpus, nohz_full are never chosen), preferring a
  * whole idle core (on POWER big cores, a whole idle small core).  With no
- * idle CPU it stays where it is.
+ * idle CPU it stays where it is, if that is a housekeeping CPU (a fold
+ * kicked by a fault runs where the fault was, isolated or not).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -35,6 +36,9 @@ unsigned int afa_nr_domains;
 static struct afa_cpu_idle *afa_idle_seen;
 static struct afa_cpu_idle *afa_idle_delta;
 static unsigned int afa_work_prev = AFA_PICK_NO_CPU;
+/* The housekeeping CPUs, the pick's scratch: under afa_work_cpu_lock. */
+static cpumask_var_t afa_work_allowed;
+static DEFINE_MUTEX(afa_work_cpu_lock);
 
 static const char * const afa_core_names[AFA_NR_CORE_TYPES] = {
 	[AFA_CORE_BIG]		= "big",
@@ -80,7 +84,7 @@ void afa_topology_refresh(void)
 		max_cap = max(max_cap, arch_scale_cpu_capacity(cpu));
 	for_each_possible_cpu(cpu) {
 		cap = arch_scale_cpu_capacity(cpu);
-		core = cap < max_cap ? AFA_CORE_LITTLE : AFA_CORE_BIG;
+		core = afa_core_type(cap, max_cap);
 		node = cpu_to_node(cpu);
 		/* A possible CPU not yet present may have no node (ppc64 DLPAR). */
 		if (node < 0 || node >= nr_node_ids)
@@ -125,28 +129,24 @@ static void afa_idle_deltas(void)
  * its next period, a period_ms write requeueing it): the idle figures
  * and the last choice are this function's own, under its own mutex.
  *
- * Return: a CPU number; the current CPU when nothing is idle.
+ * Return: a CPU number: an online housekeeping CPU, the current one when
+ * nothing is idle and it is one.
  */
 int afa_work_cpu(void)
 {
-	static DEFINE_MUTEX(afa_work_cpu_lock);
 	unsigned int local = raw_smp_processor_id(), cpu;
 	enum afa_pick_reason reason;
-	cpumask_var_t allowed;
 
-	if (!zalloc_cpumask_var(&allowed, GFP_KERNEL))
-		return local;
-	cpumask_and(allowed, housekeeping_cpumask(HK_TYPE_DOMAIN),
-		    housekeeping_cpumask(HK_TYPE_WQ));
 	mutex_lock(&afa_work_cpu_lock);
+	cpumask_and(afa_work_allowed, housekeeping_cpumask(HK_TYPE_DOMAIN),
+		    housekeeping_cpumask(HK_TYPE_WQ));
 	afa_idle_deltas();
-	cpu = afa_pick_work_cpu(cpu_online_mask, allowed, afa_idle_delta,
-				afa_work_prev, local, &reason);
+	cpu = afa_pick_work_cpu(cpu_online_mask, afa_work_allowed,
+				afa_idle_delta, afa_work_prev, local, &reason);
 	trace_afa_work_cpu(cpu, afa_work_prev, local, reason,
 			   cpu < nr_cpu_ids ? &afa_idle_delta[cpu] : NULL);
 	afa_work_prev = cpu;
 	mutex_unlock(&afa_work_cpu_lock);
-	free_cpumask_var(allowed);
 	return cpu;
 }
 
@@ -157,7 +157,8 @@ int afa_topology_init(void)
 				GFP_KERNEL);
 	afa_idle_delta = kcalloc(nr_cpu_ids, sizeof(*afa_idle_delta),
 				 GFP_KERNEL);
-	if (!afa_idle_seen || !afa_idle_delta) {
+	if (!afa_idle_seen || !afa_idle_delta ||
+	    !zalloc_cpumask_var(&afa_work_allowed, GFP_KERNEL)) {
 		afa_topology_exit();
 		return -ENOMEM;
 	}
@@ -169,6 +170,7 @@ void afa_topology_exit(void)
 {
 	kfree(afa_idle_seen);
 	kfree(afa_idle_delta);
+	free_cpumask_var(afa_work_allowed);
 	afa_idle_seen = NULL;
 	afa_idle_delta = NULL;
 }

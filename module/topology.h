@@ -11,15 +11,29 @@
 #include <linux/types.h>
 
 /*
- * Core types: "big" CPUs have the largest capacity in the system,
- * "little" ones less (hybrid P/E cores, big.LITTLE).  Machines without
- * asymmetry have only big CPUs.
+ * Core types: "big" CPUs have the largest capacity in the system, or
+ * come within 1/2^AFA_CORE_BIG_SHIFT of it, "little" ones less (hybrid
+ * P/E cores, big.LITTLE).  The margin keeps an Intel hybrid machine's
+ * P cores together: intel_pstate gives each CPU the capacity of its own
+ * highest performance, and with Turbo Boost Max 3.0 only the favoured P
+ * cores reach the largest.  Machines without asymmetry have only big
+ * CPUs.
  */
 enum afa_core_type {
 	AFA_CORE_BIG,
 	AFA_CORE_LITTLE,
 	AFA_NR_CORE_TYPES
 };
+
+#define AFA_CORE_BIG_SHIFT	3
+
+/* The core type of a CPU of capacity @cap, @max_cap the largest. */
+static inline enum afa_core_type afa_core_type(unsigned long cap,
+					       unsigned long max_cap)
+{
+	return cap < max_cap - (max_cap >> AFA_CORE_BIG_SHIFT) ?
+	       AFA_CORE_LITTLE : AFA_CORE_BIG;
+}
 
 DECLARE_PER_CPU(u16, afa_cpu_domain);
 extern unsigned int afa_nr_domains;

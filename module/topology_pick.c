@@ -18,7 +18,7 @@
  * allowed to run the work or not: an isolated sibling's task is just
  * what isolation protects, and select_idle_core() too looks at the
  * whole core.  Candidates are the CPUs both online and allowed
- * (housekeeping); no other CPU is ever returned but the local one.
+ * (housekeeping); no other CPU is ever returned, unless there is none.
  *
  * The first rule that applies picks:
  *
@@ -27,7 +27,11 @@
  *			 over its online threads: its lowest candidate
  *	3. previous	 prev is an idle candidate
  *	4. idle_cpu	 the idle candidate with the least busy time
- *	5. fallback_local nothing is idle: local_cpu
+ *	5. fallback_local nothing is idle: local_cpu, if a candidate
+ *	6. fallback_allowed nothing is idle and local_cpu is isolated or
+ *			 offline: prev if a candidate, else the lowest
+ *			 candidate (a fold kicked on an isolated CPU,
+ *			 whose next one would otherwise stay there)
  *
  * Ties go to the lowest CPU number, so the pick is deterministic.  The
  * previous CPU is kept whenever it is as good a kind of choice as the
@@ -177,6 +181,29 @@ static unsigned int afa_picked(unsigned int cpu, enum afa_pick_reason why,
 	return cpu;
 }
 
+/*
+ * Rules 5 and 6, nothing idle: @local_cpu where it may run the work,
+ * else @prev_cpu (a candidate, or AFA_PICK_NO_CPU), else the lowest
+ * candidate; @local_cpu if there is none.
+ */
+static unsigned int afa_pick_fallback(const struct afa_pick_topo *t,
+				      unsigned int prev_cpu,
+				      unsigned int local_cpu,
+				      enum afa_pick_reason *reason)
+{
+	unsigned int cpu;
+
+	if (afa_pick_candidate(t, local_cpu))
+		return afa_picked(local_cpu, AFA_PICK_FALLBACK_LOCAL, reason);
+	if (prev_cpu != AFA_PICK_NO_CPU)
+		return afa_picked(prev_cpu, AFA_PICK_FALLBACK_ALLOWED, reason);
+	for_each_set_bit(cpu, t->online, t->nr_cpus)
+		if (test_bit(cpu, t->allowed))
+			return afa_picked(cpu, AFA_PICK_FALLBACK_ALLOWED,
+					  reason);
+	return afa_picked(local_cpu, AFA_PICK_FALLBACK_LOCAL, reason);
+}
+
 /**
  * afa_pick_cpu() - choose the CPU for the next run of the period work
  * @topo:	CPUs online and allowed, and the core of each
@@ -190,8 +217,8 @@ static unsigned int afa_picked(unsigned int cpu, enum afa_pick_reason why,
  * allocation, nothing read but the arguments and what @topo->core_mask
  * returns.
  *
- * Return: an online and allowed CPU of @topo, or @local_cpu (unchecked)
- * with @reason AFA_PICK_FALLBACK_LOCAL when no such CPU is idle.
+ * Return: an online and allowed CPU of @topo; @local_cpu, unchecked,
+ * only if @topo has none.
  */
 unsigned int afa_pick_cpu(const struct afa_pick_topo *topo,
 			  const struct afa_cpu_idle *idle,
@@ -212,7 +239,8 @@ unsigned int afa_pick_cpu(const struct afa_pick_topo *topo,
 	cpu = afa_pick_idle_thread(topo, idle);
 	if (cpu < topo->nr_cpus)
 		return afa_picked(cpu, AFA_PICK_IDLE_CPU, reason);
-	return afa_picked(local_cpu, AFA_PICK_FALLBACK_LOCAL, reason);
+	return afa_pick_fallback(topo, prev_ok ? prev_cpu : AFA_PICK_NO_CPU,
+				 local_cpu, reason);
 }
 
 /**
@@ -228,6 +256,7 @@ const char *afa_pick_reason_name(enum afa_pick_reason reason)
 		[AFA_PICK_IDLE_CPU] = "idle_cpu",
 		[AFA_PICK_PREVIOUS] = "previous",
 		[AFA_PICK_FALLBACK_LOCAL] = "fallback_local",
+		[AFA_PICK_FALLBACK_ALLOWED] = "fallback_allowed",
 	};
 
 	if ((u32)reason >= AFA_PICK_NR_REASONS)

@@ -72,6 +72,9 @@ struct afa_pick_topo {
  * @AFA_PICK_IDLE_CPU:		no idle core: the least busy idle CPU
  * @AFA_PICK_PREVIOUS:		the previous CPU, still as idle as the best
  * @AFA_PICK_FALLBACK_LOCAL:	no allowed CPU is idle: the local CPU
+ * @AFA_PICK_FALLBACK_ALLOWED:	no allowed CPU is idle and the local CPU
+ *				is not allowed (isolated) or offline: the
+ *				previous CPU, else the lowest candidate
  * @AFA_PICK_NR_REASONS:	number of reasons
  */
 enum afa_pick_reason {
@@ -79,6 +82,7 @@ enum afa_pick_reason {
 	AFA_PICK_IDLE_CPU,
 	AFA_PICK_PREVIOUS,
 	AFA_PICK_FALLBACK_LOCAL,
+	AFA_PICK_FALLBACK_ALLOWED,
 	AFA_PICK_NR_REASONS
 };
 

@@ -219,12 +219,14 @@ TRACE_DEFINE_ENUM(AFA_PICK_IDLE_CORE);
 TRACE_DEFINE_ENUM(AFA_PICK_IDLE_CPU);
 TRACE_DEFINE_ENUM(AFA_PICK_PREVIOUS);
 TRACE_DEFINE_ENUM(AFA_PICK_FALLBACK_LOCAL);
+TRACE_DEFINE_ENUM(AFA_PICK_FALLBACK_ALLOWED);
 
 /*
  * afa_work_cpu - where the next period's work will run, and why: an idle
  * whole core, an idle CPU, the previous CPU still idle, or the local CPU
- * when nothing is idle.  idle_permille is the chosen CPU's idle share of
- * the last period.
+ * when nothing is idle (the previous or another allowed CPU if the local
+ * one is isolated).  idle_permille is the chosen CPU's idle share of the
+ * last period.
  */
 TRACE_EVENT(afa_work_cpu,
 	    TP_PROTO(unsigned int cpu, unsigned int prev, unsigned int local,
@@ -250,7 +252,8 @@ TRACE_EVENT(afa_work_cpu,
 				       { AFA_PICK_IDLE_CORE, "idle_core" },
 				       { AFA_PICK_IDLE_CPU, "idle_cpu" },
 				       { AFA_PICK_PREVIOUS, "previous" },
-				       { AFA_PICK_FALLBACK_LOCAL, "fallback_local" }),
+				       { AFA_PICK_FALLBACK_LOCAL, "fallback_local" },
+				       { AFA_PICK_FALLBACK_ALLOWED, "fallback_allowed" }),
 		      __entry->idle_permille)
 );
 

@@ -104,13 +104,15 @@ test)
 	;;
 numa)
 	# Two NUMA nodes of one SMT2 core each (a socket per node: a socket
-	# split across nodes makes the kernel warn); the topology tests only.
+	# split across nodes makes the kernel warn); the topology tests only,
+	# with CPU 3 isolated from the scheduler's domains (its test at the
+	# end of 50-topology).
 	smp=${AFA_VM_SMP:-4,sockets=2,cores=1,threads=2}
 	extra=(-object memory-backend-ram,id=m0,size=$((mem / 2))M
 	       -numa node,nodeid=0,cpus=0-1,memdev=m0
 	       -object memory-backend-ram,id=m1,size=$((mem / 2))M
 	       -numa node,nodeid=1,cpus=2-3,memdev=m1)
-	append="afa_mode=test afa_tests=50-"
+	append="afa_mode=test afa_tests=50- isolcpus=domain,3"
 	;;
 lockdown)
 	# The lockdown test only: it raises lockdown to integrity, as

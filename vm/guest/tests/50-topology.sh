@@ -7,7 +7,12 @@
 
 f=/mnt/seq64
 make_file $f 64
-ncpu=$(nproc)
+# CPUs online, isolated ones too (nproc counts those this shell may run
+# on, which leaves out a CPU isolcpus took from the scheduler)
+online_cpus() {
+	grep -c '^processor' /proc/cpuinfo
+}
+ncpu=$(online_cpus)
 nodes=$(ls -d /sys/devices/system/node/node[0-9]* 2>/dev/null | wc -l)
 smt=$(cat /sys/devices/system/cpu/cpu0/topology/thread_siblings_list)
 echo "topology: $ncpu CPUs, $nodes nodes, cpu0 siblings $smt"
@@ -94,7 +99,7 @@ idle_pct=$(echo "$t0 $t1" | awk '{ t = $4 - $2; print (t > 0 ? int(100 * ($3 - $
 trace-cmd report -i /tmp/work.dat 2>/dev/null >/tmp/work.txt
 n=$(grep -c 'afa_work_cpu:' /tmp/work.txt)
 idle=$(grep -c 'reason=\(idle_core\|previous\)' /tmp/work.txt)
-fb=$(grep -c 'reason=fallback_local' /tmp/work.txt)
+fb=$(grep -c 'reason=fallback_' /tmp/work.txt)
 echo "afa_work_cpu: $n events, $idle on an idle core or the previous idle CPU, $fb fallbacks; the machine $idle_pct% idle"
 grep 'afa_work_cpu:' /tmp/work.txt | tail -n 3
 if [ "$idle_pct" -ge 85 ]; then
@@ -149,9 +154,9 @@ idle_max=$(awk 'NR == FNR { i[$1] = $2; t[$1] = $3; next }
 	END { print m + 0 }' /tmp/busy.t0 /tmp/busy.t1)
 trace-cmd report -i /tmp/busy.dat 2>/dev/null >/tmp/busy.txt
 n=$(grep -c 'afa_work_cpu:' /tmp/busy.txt)
-fb=$(grep -c 'reason=fallback_local' /tmp/busy.txt)
-# A pick other than the fallback names a CPU idle by the rule (7/8).
-notidle=$(awk '/afa_work_cpu:/ && !/reason=fallback_local/ {
+fb=$(grep -c 'reason=fallback_' /tmp/busy.txt)
+# A pick other than a fallback names a CPU idle by the rule (7/8).
+notidle=$(awk '/afa_work_cpu:/ && !/reason=fallback_/ {
 	for (i = 1; i <= NF; i++) if ($i ~ /^idle_permille=/) p = substr($i, 15)
 	if (p + 0 < 875) n++ } END { print n + 0 }' /tmp/busy.txt)
 echo "busy: $n events, $fb fallbacks, the machine $idle_pct% idle with a loop per CPU, its idlest CPU $idle_max%"
@@ -162,7 +167,7 @@ check "with a loop per CPU, every idle pick names a CPU idle 7/8 of the period (
 # idle_permille=749): the fallback is judged only when the guest saw
 # every CPU busy.
 if [ "$idle_max" -le 25 ]; then
-	check "with every CPU busy the work stays local ($fb of $n fall back)" \
+	check "with every CPU busy the work stays local, or where allowed ($fb of $n fall back)" \
 		test "$n" -gt 0 -a $((fb * 2)) -ge "$n"
 else
 	echo "topology: SKIP the fallback: the guest's idlest CPU was $idle_max% idle with a loop per CPU, not busy (25% idle or less)"
@@ -185,10 +190,37 @@ if [ -w /sys/devices/system/cpu/cpu1/online ]; then
 	done
 	wait $w
 	check "10 offline/online cycles of every secondary CPU during a workload" test $bad = 0
-	check "all CPUs online again" test "$(nproc)" = "$ncpu"
+	check "all CPUs online again" test "$(online_cpus)" = "$ncpu"
 else
 	fail "CPU hotplug: /sys/devices/system/cpu/cpu1/online not writable"
 fi
 check "stats still readable after hotplug" test -n "$(stat_col shared faults)"
+
+# An isolated CPU (the numa boot isolates CPU 3, isolcpus=domain,3) never
+# gets the periodic fold: faults there bring folds forward, which run
+# there, and with every housekeeping CPU busy the next pick finds
+# nothing idle; it falls back to the previous or another housekeeping
+# CPU, not to the isolated one it runs on (until 2026-12-08 it did: 121
+# of 124 picks in this recording).
+iso=$(cat /sys/devices/system/cpu/isolated 2>/dev/null)
+if [ "$iso" = 3 ]; then
+	for c in 0 1 2; do
+		taskset -c $c sh -c 'while :; do :; done' &
+	done
+	sleep 0.3
+	trace-cmd record -q -e autofaultaround:afa_work_cpu -o /tmp/iso.dat \
+		taskset -c 3 sh /tmp/faulting.sh >/dev/null
+	kill $(jobs -p) 2>/dev/null
+	wait 2>/dev/null
+	trace-cmd report -i /tmp/iso.dat 2>/dev/null >/tmp/iso.txt
+	n=$(grep -c 'afa_work_cpu:' /tmp/iso.txt)
+	on3=$(grep -c 'afa_work_cpu:.* cpu=3 ' /tmp/iso.txt)
+	fa=$(grep -c 'reason=fallback_allowed' /tmp/iso.txt)
+	grep 'afa_work_cpu:' /tmp/iso.txt | tail -n 2
+	check "isolated CPU 3 faulting, the others busy: no periodic fold picked there ($on3 of $n; $fa fell back to another)" \
+		test "$n" -gt 3 -a "$on3" = 0
+else
+	echo "topology: SKIP the isolated CPU: none isolated here ('$iso'; the numa boot isolates CPU 3)"
+fi
 rmmod autofaultaround
 check "dmesg has no kernel report after the topology tests" dmesg_clean
