@@ -20,14 +20,17 @@
  *   filemap:mm_filemap_fault, ext4 and xfs).  The module never writes the
  *   knob, cannot act then, and says so.  Write faults reach ->fault too,
  *   so a program that alternates write faults and read faults can make
- *   it look off and on again period after period: the two lines are
- *   rate-limited.
+ *   it look off and on again period after period: the "off" line is
+ *   logged at most once a minute (AFA_OFF_LOG_INTERVAL), and the "on
+ *   again" line only after a logged "off", so that any user's faults get
+ *   two lines a minute at most; the stats show the state of the moment.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/kernel.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
+#include <linux/ratelimit.h>
 #include <linux/sizes.h>
 #include "afa.h"
 
@@ -38,8 +41,13 @@
  */
 #define AFA_OFF_MIN_FAULTS	32
 
+/* At most one "looks off" line in this long, with its "on again". */
+#define AFA_OFF_LOG_INTERVAL	(60 * HZ)
+
 /* Period worker only. */
 static bool afa_fa_off;
+static bool afa_fa_off_logged;		/* its "looks off" line was logged */
+static DEFINE_RATELIMIT_STATE(afa_fa_off_ratelimit, AFA_OFF_LOG_INTERVAL, 1);
 static unsigned long afa_fa_bytes;
 /* MADV_RANDOM's ceiling: the kernel's order, 64 KiB until known. */
 static u8 afa_fa_order = ilog2(SZ_64K >> PAGE_SHIFT);
@@ -95,18 +103,21 @@ bool afa_kernel_window_check(u64 map_calls, u64 filemap_faults)
 
 	if (map_calls) {
 		afa_fa_bytes = (unsigned long)max_pages << PAGE_SHIFT;
-		if (afa_fa_off)
-			pr_info_ratelimited("fault-around is on again (the kernel asked for windows up to %lu bytes)\n",
-					    afa_fa_bytes);
+		if (afa_fa_off_logged)
+			pr_info("fault-around is on again (the kernel asked for windows up to %lu bytes)\n",
+				afa_fa_bytes);
 		afa_fa_off = false;
+		afa_fa_off_logged = false;
 		return fell;
 	}
 	if (filemap_faults < AFA_OFF_MIN_FAULTS || afa_fa_off)
 		return fell;
 	afa_fa_off = true;
 	afa_fa_bytes = PAGE_SIZE;
-	pr_info_ratelimited("fault-around looks off: %llu ->fault calls and no map_pages call in a period (fault_around_bytes at one page, %lu, or kernel.ftrace_enabled 0?); the module only observes until it is on again\n",
-			    filemap_faults, PAGE_SIZE);
+	afa_fa_off_logged = __ratelimit(&afa_fa_off_ratelimit);
+	if (afa_fa_off_logged)
+		pr_info("fault-around looks off: %llu ->fault calls and no map_pages call in a period (fault_around_bytes at one page, %lu, or kernel.ftrace_enabled 0?); the module only observes until it is on again\n",
+			filemap_faults, PAGE_SIZE);
 	return fell;
 }
 

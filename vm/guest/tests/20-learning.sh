@@ -612,6 +612,32 @@ afa-work -p seq $ceil >/dev/null
 wait_periods 2
 check "fault-around on again: the module says so" \
 	sh -c "dmesg | grep -q 'fault-around is on again'"
+# Off and on three times more within the minute: the state follows each
+# time (kernel_window one page, then not), the log does not: no "looks
+# off" line more than one a minute, and no "on again" without its "off"
+# (before, each pair was logged, up to ten of each in 5 s).
+n0=$(dmesg | grep -c 'fault-around looks off')
+o0=$(dmesg | grep -c 'fault-around is on again')
+states=""
+for i in 1 2 3; do
+	echo $page >$FAB
+	afa-work -p seq $ceil >/dev/null
+	wait_periods 2
+	states="$states $(kv kernel_window "$(head -n 1 $STATS)")"
+	echo "$forig" >$FAB
+	afa-work -p seq $ceil >/dev/null
+	wait_periods 2
+	states="$states/$(kv kernel_window "$(head -n 1 $STATS)")"
+done
+n1=$(dmesg | grep -c 'fault-around looks off')
+o1=$(dmesg | grep -c 'fault-around is on again')
+echo "fault-around off and on 3 times: kernel_window$states; 'looks off' lines $n0 -> $n1, 'on again' $o0 -> $o1"
+bad=0
+for st in $states; do
+	[ "${st%/*}" = "$page" ] && [ "${st#*/}" != "$page" ] || bad=1
+done
+check "fault-around off and on 3 times in a minute: the state each time, at most one 'looks off' line more, an 'on again' for each" \
+	test "$bad" = 0 -a $((n1 - n0)) -le 1 -a $((o1 - o0)) = $((n1 - n0))
 # kernel.ftrace_enabled=0 silences every ftrace call site, the module's
 # attachment with it (direct call, fprobe, the kprobe on shmem_fault):
 # it sees no map_pages call, learns and acts on nothing, and the kernel's
