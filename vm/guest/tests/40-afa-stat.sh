@@ -390,7 +390,8 @@ rmmod autofaultaround
 # EIO, an open that finds no file while the module goes, or no module
 # left) ends afa-stat with exit 3 and one line saying which.  Which one
 # depends on where the unload lands, and is logged: on 6.12 under TCG
-# the six runs all met the module going (EIO or ENOENT, then initstate).
+# the six runs all met the module going at the open (ENOENT, then
+# initstate; without the initstate look all six exit 1, "no such file").
 unload_re='unloaded while afa-stat read|is going, not live|is not loaded'
 bad=0
 for i in 1 2 3 4 5 6; do
