@@ -105,7 +105,7 @@ grep 'afa_work_cpu:' /tmp/work.txt | tail -n 3
 if [ "$idle_pct" -ge 85 ]; then
 	check "the work runs on an idle core when the machine is idle ($idle of $n, at least half)" \
 		test "$n" -gt 5 -a $((idle * 2)) -ge "$n"
-	check "... and falls back to the local CPU rarely ($fb of $n, at most 1 in 10)" \
+	check "... and falls back rarely ($fb of $n, at most 1 in 10)" \
 		test "$n" -gt 5 -a $((fb * 10)) -le "$n"
 else
 	echo "topology: SKIP the idle-core picks: the machine was $idle_pct% idle during the recording, not idle (85% or more)"
